@@ -1,0 +1,191 @@
+"""Cards, card notation and card sets.
+
+A card is an int from 0 to 51: ``suit * 13 + rank`` with ranks ``A23456789TJQK`` as 0..12 and suits
+``CDHS`` as 0..3. A set of cards (a hand, the stock, a meld) is an int with bit ``card`` set for each
+card in it, so every suit occupies 13 consecutive bits and set algebra is integer arithmetic.
+
+:class:`CardSet` wraps such an int for readability at the edges (it *is* an int, so every engine
+function accepts it); hot loops use plain ints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Final, SupportsIndex
+
+Card = int
+"""A card, 0..51 (``suit * 13 + rank``)."""
+
+RANKS: Final = "A23456789TJQK"
+SUITS: Final = "CDHS"
+RANK_NAMES: Final = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
+SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
+
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+ACE, JACK, QUEEN, KING = 0, 10, 11, 12
+
+FULL_DECK: Final = (1 << 52) - 1
+SUIT_MASK: Final = (1 << 13) - 1
+
+CARD_NAMES: Final = tuple(r + s for s in SUITS for r in RANKS)
+"""``CARD_NAMES[card]`` is the card's notation, e.g. ``CARD_NAMES[0] == "AC"``."""
+
+VALUES: Final = tuple(min(rank + 1, 10) for _ in SUITS for rank in range(13))
+"""``VALUES[card]`` is the card's deadwood value (R2): Ace 1, pips at face value, J/Q/K 10."""
+
+_BY_NAME: dict[str, int] = {}
+for _card, _name in enumerate(CARD_NAMES):
+    _rank, _suit = _name
+    for _r in (_rank, "10") if _rank == "T" else (_rank,):
+        for _s in (_suit, _suit.lower()):
+            _BY_NAME[_r + _s] = _card
+
+
+class CardError(ValueError):
+    """A card, a list of cards or a hand could not be understood."""
+
+
+def rank_of(card: Card) -> int:
+    return card % 13
+
+
+def suit_of(card: Card) -> int:
+    return card // 13
+
+
+def card_value(card: Card) -> int:
+    """Deadwood value of ``card`` (R2)."""
+    return VALUES[card]
+
+
+def parse_card(token: str) -> Card:
+    """Parse one card such as ``"TD"``, ``"10d"`` or ``"As"``; raise :class:`CardError` otherwise."""
+    card = _BY_NAME.get(token.strip())
+    if card is None:
+        raise CardError(
+            f"bad card {token!r}: write a rank from {RANKS} (or 10) followed by a suit from {SUITS}, "
+            "e.g. 'AS', 'TD' or '7h'"
+        )
+    return card
+
+
+def card_name(card: Card) -> str:
+    """Notation of ``card``, e.g. ``"TD"``."""
+    if not 0 <= card < 52:
+        raise CardError(f"bad card index {card!r}: cards are numbered 0..51")
+    return CARD_NAMES[card]
+
+
+def parse_cards(text: str | Iterable[str]) -> CardSet:
+    """Parse cards written as one string (``"AS 2S 3S"``, commas allowed) or as an iterable of tokens.
+
+    The result is a :class:`CardSet`, accepted by every engine function. Duplicates are an error.
+    """
+    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    mask = 0
+    for token in tokens:
+        if not isinstance(token, str):
+            raise CardError(f"bad card {token!r}: expected a string such as 'AS'")
+        bit = 1 << parse_card(token)
+        if mask & bit:
+            raise CardError(f"duplicate card {token!r} in {' '.join(tokens)!r}")
+        mask |= bit
+    return CardSet(mask)
+
+
+def cards_of(mask: int) -> list[Card]:
+    """The cards of a set, lowest index first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def format_cards(mask: int) -> str:
+    """Cards of a set as notation, by suit then rank: ``"AS 2S 3S"``."""
+    return " ".join(CARD_NAMES[c] for c in cards_of(mask))
+
+
+def deadwood_value(mask: int) -> int:
+    """Sum of the values of the cards in ``mask``."""
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += VALUES[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+class CardSet(int):
+    """An immutable set of cards that is also its 52-bit int mask.
+
+    >>> hand = CardSet.parse("AS 2S 3S")
+    >>> len(hand), str(hand), "2S" in hand
+    (3, 'AS 2S 3S', True)
+    >>> hand | CardSet.parse("4S")
+    CardSet.parse('AS 2S 3S 4S')
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, mask: SupportsIndex = 0) -> CardSet:
+        value = int(mask)
+        if value < 0 or value > FULL_DECK:
+            raise CardError(f"bad card set {value!r}: a card set is a 52-bit mask")
+        return super().__new__(cls, value)
+
+    @classmethod
+    def parse(cls, text: str | Iterable[str]) -> CardSet:
+        return parse_cards(text)
+
+    @classmethod
+    def of(cls, cards: Iterable[Card]) -> CardSet:
+        mask = 0
+        for card in cards:
+            card_name(card)  # validates the index
+            mask |= 1 << card
+        return cls(mask)
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(cards_of(self))
+
+    def __len__(self) -> int:
+        return self.bit_count()
+
+    def __contains__(self, card: object) -> bool:
+        if isinstance(card, str):
+            card = parse_card(card)
+        if isinstance(card, int) and 0 <= card < 52:
+            return bool(self >> card & 1)
+        return False
+
+    def __and__(self, other: int) -> CardSet:
+        return CardSet(int(self) & int(other))
+
+    def __or__(self, other: int) -> CardSet:
+        return CardSet(int(self) | int(other))
+
+    def __xor__(self, other: int) -> CardSet:
+        return CardSet(int(self) ^ int(other))
+
+    def __sub__(self, other: int) -> CardSet:
+        return CardSet(int(self) & ~int(other))
+
+    def __invert__(self) -> CardSet:
+        return CardSet(FULL_DECK & ~int(self))
+
+    __rand__ = __and__
+    __ror__ = __or__
+    __rxor__ = __xor__
+
+    def deadwood(self) -> int:
+        """Sum of the card values (all cards counted as deadwood)."""
+        return deadwood_value(self)
+
+    def __str__(self) -> str:
+        return format_cards(self)
+
+    def __repr__(self) -> str:
+        return f"CardSet.parse({format_cards(self)!r})"

@@ -1,0 +1,590 @@
+"""The meld solver: exact minimum deadwood, optimal arrangements, best discards and lay-offs.
+
+How it is fast in pure Python: a hand's four 13-bit suit patterns index tables computed once at
+import (:data:`RUN_DEADWOOD` is the least deadwood a suit pattern leaves when only runs are made in
+it, :data:`DISCARD_GAIN` the most one discard from it can save). A hand with no rank held in three
+or four suits can only meld runs, so its answer is four table look-ups. Otherwise only the choices
+for those few ranks (no set, each set of three, the set of four) are enumerated, each again by
+look-ups. Every function here takes and returns plain int masks (see :mod:`engine.cards`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from engine.cards import (
+    CARD_NAMES,
+    FULL_DECK,
+    RANKS,
+    SUIT_MASK,
+    VALUES,
+    CardError,
+    cards_of,
+    deadwood_value,
+    format_cards,
+)
+
+
+class MeldError(ValueError):
+    """A declared meld or arrangement is not valid for the hand (R3)."""
+
+    def __init__(self, message: str, rule: str = "R3") -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-suit tables.
+
+_RANK_VALUES: Final = tuple(min(r + 1, 10) for r in range(13))
+_PATTERNS: Final = 1 << 13
+_NONE: Final = -1000  # a gain that never wins: an empty suit has nothing to discard
+
+
+def _build_run_tables() -> tuple[list[int], list[int], list[int], list[int]]:
+    """RUN_DEADWOOD, RUN_CHOICE, DISCARD_GAIN and BEST_DISCARDS for every 13-bit suit pattern.
+
+    RUN_CHOICE[p] describes an optimal first decision for the lowest card of ``p``: 0 if it stays
+    deadwood, otherwise the length of the run it starts (preferring the longest run).
+    """
+    deadwood = [0] * _PATTERNS
+    choice = [0] * _PATTERNS
+    for p in range(1, _PATTERNS):
+        low = p & -p
+        r = low.bit_length() - 1
+        best = _RANK_VALUES[r] + deadwood[p ^ low]
+        best_choice = 0
+        length = 1
+        run = low
+        while r + length < 13 and p >> (r + length) & 1:
+            run |= 1 << (r + length)
+            length += 1
+            if length >= 3 and deadwood[p ^ run] <= best:
+                best = deadwood[p ^ run]
+                best_choice = length
+        deadwood[p] = best
+        choice[p] = best_choice
+    gain = [_NONE] * _PATTERNS
+    best_discards = [0] * _PATTERNS
+    for p in range(1, _PATTERNS):
+        best_after = 1000
+        mask = 0
+        rest = p
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            after = deadwood[p ^ low]
+            if after < best_after:
+                best_after, mask = after, low
+            elif after == best_after:
+                mask |= low
+        gain[p] = deadwood[p] - best_after
+        best_discards[p] = mask
+    return deadwood, choice, gain, best_discards
+
+
+RUN_DEADWOOD, RUN_CHOICE, DISCARD_GAIN, BEST_DISCARDS = _build_run_tables()
+"""``RUN_DEADWOOD[p]``: least deadwood of suit pattern ``p`` with runs only. ``DISCARD_GAIN[p]``:
+the most that discarding one card of ``p`` lowers it. ``BEST_DISCARDS[p]``: the cards that do."""
+
+_RANK_MASKS: Final = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+
+
+def _set_options_table() -> dict[int, tuple[int, ...]]:
+    """For every 3- or 4-card group of one rank: the set choices (no set, each set of 3, the 4)."""
+    table: dict[int, tuple[int, ...]] = {}
+    for r in range(13):
+        full = _RANK_MASKS[r]
+        cards = [1 << (s * 13 + r) for s in range(4)]
+        for missing in cards:
+            table[full ^ missing] = (0, full ^ missing)
+        table[full] = (0, full, *(full ^ c for c in cards))
+    return table
+
+
+_SET_OPTIONS: Final = _set_options_table()
+
+
+def _set_choices(h: int, a: int, b: int, c: int, d: int) -> list[int]:
+    """Every combination of set choices for the ranks that ``h`` holds in three or four suits."""
+    triples = (a & b & (c | d)) | (c & d & (a | b))
+    combos = [0]
+    while triples:
+        low = triples & -triples
+        triples ^= low
+        options = _SET_OPTIONS[h & _RANK_MASKS[low.bit_length() - 1]]
+        combos = [m | o for m in combos for o in options]
+    return combos
+
+
+# ---------------------------------------------------------------------------------------------
+# Deadwood.
+
+
+def deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD) -> int:
+    """Least deadwood of ``cards`` (any number of cards) with every card kept: no discard."""
+    h = cards
+    a = h & 8191
+    b = h >> 13 & 8191
+    c = h >> 26 & 8191
+    d = h >> 39 & 8191
+    if not ((a & b & (c | d)) | (c & d & (a | b))):
+        return _dw[a] + _dw[b] + _dw[c] + _dw[d]
+    best = 1000
+    for m in _set_choices(h, a, b, c, d):
+        r = h ^ m
+        v = _dw[r & 8191] + _dw[r >> 13 & 8191] + _dw[r >> 26 & 8191] + _dw[r >> 39]
+        best = min(best, v)
+    return best
+
+
+def min_deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD, _gain: list[int] = DISCARD_GAIN) -> int:
+    """Minimum deadwood of a hand: for up to 10 cards, of the hand itself; for 11 cards (a hand
+    after the draw), the exact minimum over all 11 discards of the remaining ten cards' optimum.
+
+    Raises :class:`~engine.cards.CardError` for more than 11 cards or a mask that is not a card set.
+    """
+    # The tables are default arguments so that the hot path reads locals, not globals.
+    h = cards
+    n = h.bit_count()
+    a = h & 8191
+    b = h >> 13 & 8191
+    c = h >> 26 & 8191
+    d = h >> 39
+    if n > 11 or d >> 13:
+        _check_cards(h, 11)
+    t = (a & b & (c | d)) | (c & d & (a | b))  # ranks held in three or four suits
+    if not t:
+        if n == 11:
+            return _dw[a] + _dw[b] + _dw[c] + _dw[d] - max(_gain[a], _gain[b], _gain[c], _gain[d])
+        return _dw[a] + _dw[b] + _dw[c] + _dw[d]
+    if not t & (t - 1) and not (a & b & c & d):
+        # One rank can make a set, of three: keep those cards in their suits or meld them.
+        u = ~t
+        if n == 11:
+            keep = _dw[a] + _dw[b] + _dw[c] + _dw[d] - max(_gain[a], _gain[b], _gain[c], _gain[d])
+            a &= u
+            b &= u
+            c &= u
+            d &= u
+            meld = _dw[a] + _dw[b] + _dw[c] + _dw[d] - max(_gain[a], _gain[b], _gain[c], _gain[d])
+        else:
+            keep = _dw[a] + _dw[b] + _dw[c] + _dw[d]
+            meld = _dw[a & u] + _dw[b & u] + _dw[c & u] + _dw[d & u]
+        return keep if keep < meld else meld
+    best = 1000
+    for m in _set_choices(h, a, b, c, d):
+        r = h ^ m
+        a = r & 8191
+        b = r >> 13 & 8191
+        c = r >> 26 & 8191
+        d = r >> 39
+        v = _dw[a] + _dw[b] + _dw[c] + _dw[d]
+        if n == 11:
+            v -= max(_gain[a], _gain[b], _gain[c], _gain[d])
+        best = min(best, v)
+    return best
+
+
+def best_discards(cards: int, forbidden: int = 0) -> tuple[int, int]:
+    """For an 11-card hand: ``(deadwood, discards)``, the least deadwood of the ten cards kept and
+    the mask of every discard that reaches it. Cards in ``forbidden`` are never discarded (the card
+    just taken from the discard pile, R8)."""
+    h = int(cards)
+    _check_cards(h, 11, exact=True)
+    forbidden = int(forbidden)
+    a, b, c, d = h & 8191, h >> 13 & 8191, h >> 26 & 8191, h >> 39
+    best = 1000
+    mask = 0
+    for m in _set_choices(h, a, b, c, d):
+        r = h ^ m
+        pats = (r & 8191, r >> 13 & 8191, r >> 26 & 8191, r >> 39)
+        total = sum(RUN_DEADWOOD[p] for p in pats)
+        gain = max(DISCARD_GAIN[p] for p in pats)
+        v = total - gain
+        if v > best:
+            continue
+        found = 0
+        for s, p in enumerate(pats):
+            if DISCARD_GAIN[p] == gain:
+                found |= BEST_DISCARDS[p] << (13 * s)
+        if v < best:
+            best, mask = v, found
+        else:
+            mask |= found
+    allowed = mask & ~forbidden
+    if allowed or not mask:
+        return best, allowed
+    # Every best discard is forbidden: look at each allowed discard on its own.
+    best = 1000
+    for card in cards_of(h & ~forbidden):
+        v = deadwood(h ^ (1 << card))
+        if v < best:
+            best, allowed = v, 1 << card
+        elif v == best:
+            allowed |= 1 << card
+    return best, allowed
+
+
+def discard_deadwoods(cards: int) -> dict[int, int]:
+    """For an 11-card hand: the least deadwood of the ten cards kept, for each possible discard."""
+    h = int(cards)
+    _check_cards(h, 11, exact=True)
+    return {card: deadwood(h ^ (1 << card)) for card in cards_of(h)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrangements.
+
+
+def is_meld(meld: int) -> bool:
+    """True if ``meld`` is a set (3 or 4 cards of one rank) or a run (3+ consecutive, one suit)."""
+    n = meld.bit_count()
+    if n < 3 or meld < 0 or meld > FULL_DECK:
+        return False
+    low = (meld & -meld).bit_length() - 1
+    rank_mask = _RANK_MASKS[low % 13]
+    if meld & rank_mask == meld:
+        return n <= 4
+    suit = low // 13
+    run = meld >> (13 * suit)
+    if run > SUIT_MASK:
+        return False
+    run >>= low % 13
+    return run & (run + 1) == 0  # consecutive ones from the lowest card
+
+
+def meld_error(meld: int) -> str | None:
+    """Why ``meld`` is not a meld, in words, or None if it is one."""
+    if is_meld(meld):
+        return None
+    cards = format_cards(meld)
+    n = meld.bit_count()
+    if n < 3:
+        return f"[{cards}] is not a meld: a meld has at least 3 cards"
+    ranks = {c % 13 for c in cards_of(meld)}
+    suits = {c // 13 for c in cards_of(meld)}
+    if len(ranks) == 1:
+        return f"[{cards}] is not a meld: a set has at most 4 cards"
+    if len(suits) == 1 and {0, 12} <= ranks:
+        return f"[{cards}] is not a meld: the Ace is low, so Q-K-A is not a run (R1)"
+    if len(suits) == 1:
+        return f"[{cards}] is not a meld: a run's cards must be consecutive"
+    return f"[{cards}] is not a meld: a set is one rank, a run is one suit"
+
+
+def check_arrangement(cards: int, melds: Sequence[int]) -> int:
+    """Validate a declared arrangement of ``cards``; return the deadwood it leaves.
+
+    Raises :class:`MeldError` naming the first meld that is invalid, overlaps another, or holds a
+    card that is not in the hand.
+    """
+    cards = int(cards)
+    used = 0
+    for meld in map(int, melds):
+        why = meld_error(meld)
+        if why:
+            raise MeldError(why)
+        if meld & ~cards:
+            raise MeldError(
+                f"[{format_cards(meld)}]: {format_cards(meld & ~cards)} not in the hand "
+                f"[{format_cards(cards)}]"
+            )
+        if meld & used:
+            raise MeldError(
+                f"[{format_cards(meld)}]: {format_cards(meld & used)} already used in another meld "
+                "(a card belongs to at most one meld)"
+            )
+        used |= meld
+    return deadwood_value(cards & ~used)
+
+
+def _suit_runs(pattern: int, suit: int) -> list[int]:
+    runs = []
+    p = pattern
+    while p:
+        low = p & -p
+        length = RUN_CHOICE[p]
+        if length:
+            r = low.bit_length() - 1
+            run = ((1 << length) - 1) << r
+            runs.append(run << (13 * suit))
+            p ^= run
+        else:
+            p ^= low
+    return runs
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """Melds chosen in a hand and the deadwood they leave."""
+
+    melds: tuple[int, ...]
+    deadwood_cards: int
+    deadwood: int
+
+    def __str__(self) -> str:
+        parts = [f"[{format_cards(m)}]" for m in self.melds]
+        if self.deadwood_cards:
+            parts.append(f"deadwood {format_cards(self.deadwood_cards)} = {self.deadwood}")
+        else:
+            parts.append("no deadwood")
+        return " ".join(parts)
+
+
+def _arrangement(h: int, melds: Sequence[int]) -> Arrangement:
+    melded = 0
+    for m in melds:
+        melded |= m
+    rest = h & ~melded
+    return Arrangement(tuple(sorted(melds)), rest, deadwood_value(rest))
+
+
+def best_arrangement(cards: int) -> Arrangement:
+    """One arrangement of ``cards`` (any number, no discard) reaching the least deadwood."""
+    h = int(cards)
+    _check_cards(h, 52)
+    a, b, c, d = h & 8191, h >> 13 & 8191, h >> 26 & 8191, h >> 39
+    best, best_sets = 1000, 0
+    for m in _set_choices(h, a, b, c, d):
+        r = h ^ m
+        v = sum(RUN_DEADWOOD[r >> (13 * s) & 8191] for s in range(4))
+        if v < best:
+            best, best_sets = v, m
+    melds = [best_sets & rm for rm in _RANK_MASKS if best_sets & rm]
+    r = h ^ best_sets
+    for s in range(4):
+        melds.extend(_suit_runs(r >> (13 * s) & 8191, s))
+    return _arrangement(h, melds)
+
+
+def all_melds(cards: int) -> list[int]:
+    """Every meld that can be made from ``cards``: sets of 3 and 4, and runs of every length."""
+    h = int(cards)
+    out = []
+    for rm in _RANK_MASKS:
+        group = h & rm
+        n = group.bit_count()
+        if n == 4:
+            out.append(group)
+        if n >= 3:
+            out.extend(group ^ (1 << c) for c in cards_of(group)) if n == 4 else out.append(group)
+    for s in range(4):
+        p = h >> (13 * s) & 8191
+        for start in range(11):
+            length = 0
+            while start + length < 13 and p >> (start + length) & 1:
+                length += 1
+                if length >= 3:
+                    out.append(((1 << length) - 1) << (start + 13 * s))
+    return out
+
+
+def all_arrangements(cards: int) -> list[Arrangement]:
+    """Every arrangement of ``cards`` that reaches the least deadwood (a run of six and two runs of
+    three count as different arrangements), in a deterministic order."""
+    h = int(cards)
+    _check_cards(h, 52)
+    target = deadwood(h)
+    melds = all_melds(h)
+    by_card: dict[int, list[int]] = {}
+    for m in melds:
+        for c in cards_of(m):
+            by_card.setdefault(c, []).append(m)
+    found: list[Arrangement] = []
+
+    def search(rest: int, chosen: list[int], dead: int) -> None:
+        if dead > target:
+            return
+        if not rest:
+            if dead == target:
+                found.append(_arrangement(h, chosen))
+            return
+        low = rest & -rest
+        card = low.bit_length() - 1
+        for m in by_card.get(card, ()):
+            if m & rest == m:
+                chosen.append(m)
+                search(rest ^ m, chosen, dead)
+                chosen.pop()
+        search(rest ^ low, chosen, dead + VALUES[card])
+
+    search(h, [], 0)
+    return found
+
+
+def lay_off_exposure(melds: Sequence[int], hand: int) -> int:
+    """Cards outside ``hand`` that could be laid off directly on ``melds`` (R10): the fourth card
+    of each set of three and the card at each open end of each run."""
+    exposed = 0
+    for meld in map(int, melds):
+        rank_mask = _RANK_MASKS[((meld & -meld).bit_length() - 1) % 13]
+        if meld & rank_mask != meld:
+            exposed |= _run_ends(meld)
+        elif meld.bit_count() == 3:
+            exposed |= rank_mask & ~meld
+    return exposed & ~int(hand)
+
+
+def _run_ends(run: int) -> int:
+    low = (run & -run).bit_length() - 1
+    high = run.bit_length() - 1
+    ends = 0
+    if low % 13 != 0:
+        ends |= 1 << (low - 1)
+    if high % 13 != 12:
+        ends |= 1 << (high + 1)
+    return ends
+
+
+def knock_arrangement(cards: int) -> Arrangement:
+    """The arrangement the engine declares for a knocker who declares none (R20).
+
+    Among the arrangements with least deadwood: the fewest cards a defender could lay off directly
+    (:func:`lay_off_exposure`), then the fewest melds, then the deadwood cards with the lowest mask,
+    then the melds (each as its mask, in ascending order) first in lexicographic order.
+    """
+    h = int(cards)
+    options = all_arrangements(h)
+    return min(
+        options,
+        key=lambda a: (
+            lay_off_exposure(a.melds, h).bit_count(),
+            len(a.melds),
+            a.deadwood_cards,
+            a.melds,
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Lay-offs.
+
+
+@dataclass(frozen=True, slots=True)
+class LayOff:
+    """One card laid off by the defender onto the knocker's meld ``meld_index``."""
+
+    card: int
+    meld_index: int
+
+    def __str__(self) -> str:
+        return f"{CARD_NAMES[self.card]} on meld {self.meld_index}"
+
+
+@dataclass(frozen=True, slots=True)
+class LayOffResult:
+    """The defender's side of a show-down: lay-offs, own melds and the deadwood that counts."""
+
+    lay_offs: tuple[LayOff, ...]
+    arrangement: Arrangement
+
+    @property
+    def deadwood(self) -> int:
+        return self.arrangement.deadwood
+
+    @property
+    def laid_off(self) -> int:
+        mask = 0
+        for lo in self.lay_offs:
+            mask |= 1 << lo.card
+        return mask
+
+
+def _meld_lay_off_options(meld: int, hand: int) -> list[list[tuple[int, int]]]:
+    """The ways the defender holding ``hand`` may lay off onto one meld: lists of (card, mask)."""
+    low = (meld & -meld).bit_length() - 1
+    rm = _RANK_MASKS[low % 13]
+    if meld & rm == meld:  # a set: the fourth card, if the meld has three and the hand has it
+        fourth = rm & ~meld & hand
+        return [[]] + (
+            [[(fourth.bit_length() - 1, fourth)]] if meld.bit_count() == 3 and fourth else []
+        )
+    suit_base = 13 * (low // 13)
+    high = meld.bit_length() - 1
+    below: list[tuple[int, int]] = []
+    card = low - 1
+    while card >= suit_base and hand >> card & 1:  # chained extension downwards
+        below.append((card, 1 << card))
+        card -= 1
+    above: list[tuple[int, int]] = []
+    card = high + 1
+    while card < suit_base + 13 and hand >> card & 1:  # and upwards
+        above.append((card, 1 << card))
+        card += 1
+    return [below[:i] + above[:j] for i in range(len(below) + 1) for j in range(len(above) + 1)]
+
+
+def lay_off(defender: int, knocker_melds: Sequence[int]) -> LayOffResult:
+    """The defender's optimal show-down against ``knocker_melds`` (R10): every combination of lay-offs
+    (a fourth card onto a set of three, chained extensions at either end of a run) is weighed
+    together with the defender's own melds, breaking them when that lowers the deadwood.
+
+    Ties keep the fewest cards laid off, then the first found in meld order.
+    """
+    h = int(defender)
+    _check_cards(h, 52)
+    per_meld = [_meld_lay_off_options(int(m), h) for m in knocker_melds]
+    seen: dict[int, tuple[tuple[int, int], ...]] = {}
+    for combo in itertools.product(*per_meld):
+        laid: list[tuple[int, int]] = []
+        mask = 0
+        for index, option in enumerate(combo):
+            for card, bit in option:
+                if not mask & bit:
+                    mask |= bit
+                    laid.append((card, index))
+        if mask not in seen:
+            seen[mask] = tuple(laid)
+    best_mask, best_value = 0, deadwood(h)
+    for mask in seen:
+        v = deadwood(h & ~mask)
+        if v < best_value or (v == best_value and mask.bit_count() < best_mask.bit_count()):
+            best_mask, best_value = mask, v
+    lay_offs = tuple(LayOff(card, index) for card, index in seen.get(best_mask, ()))
+    return LayOffResult(lay_offs, best_arrangement(h & ~best_mask))
+
+
+def lay_off_targets(knocker_melds: Sequence[int], hand: int) -> Iterator[tuple[int, int]]:
+    """(card, meld index) for each card of ``hand`` that fits some meld directly."""
+    for index, meld in enumerate(knocker_melds):
+        for options in _meld_lay_off_options(int(meld), int(hand)):
+            if len(options) == 1:
+                yield options[0][0], index
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_cards(h: object, most: int, exact: bool = False) -> None:
+    if not isinstance(h, int) or isinstance(h, bool) or h < 0 or h > FULL_DECK:
+        raise CardError(f"bad card set {h!r}: expected a 52-bit card mask (see engine.parse_cards)")
+    n = h.bit_count()
+    if n > most or (exact and n != most):
+        want = f"exactly {most}" if exact else f"at most {most}"
+        raise CardError(f"wrong hand size: {n} cards [{format_cards(h)}], expected {want}")
+
+
+__all__ = [
+    "RANKS",
+    "Arrangement",
+    "LayOff",
+    "LayOffResult",
+    "MeldError",
+    "all_arrangements",
+    "all_melds",
+    "best_arrangement",
+    "best_discards",
+    "check_arrangement",
+    "deadwood",
+    "discard_deadwoods",
+    "is_meld",
+    "knock_arrangement",
+    "lay_off",
+    "lay_off_exposure",
+    "meld_error",
+    "min_deadwood",
+]
