@@ -1,8 +1,9 @@
 """Cards, card notation and card sets.
 
-A card is an int from 0 to 51: ``suit * 13 + rank`` with ranks ``A23456789TJQK`` as 0..12 and suits
-``CDHS`` as 0..3. A set of cards (a hand, the stock, a meld) is an int with bit ``card`` set for each
-card in it, so every suit occupies 13 consecutive bits and set algebra is integer arithmetic.
+A card is an int from 0 to 51: ``suit * 13 + rank`` with ranks ``A23456789TJQK`` as 0..12 and
+suits ``CDHS`` as 0..3. A set of cards (a hand, the stock, a meld) is an int with bit ``card`` set
+for each card in it, so every suit occupies 13 consecutive bits and set algebra is integer
+arithmetic.
 
 :class:`CardSet` wraps such an int for readability at the edges (it *is* an int, so every engine
 function accepts it); hot loops use plain ints.
@@ -35,7 +36,7 @@ VALUES: Final = tuple(min(rank + 1, 10) for _ in SUITS for rank in range(13))
 
 _BY_NAME: dict[str, int] = {}
 for _card, _name in enumerate(CARD_NAMES):
-    _rank, _suit = _name
+    _rank, _suit = _name[0], _name[1]
     for _r in (_rank, "10") if _rank == "T" else (_rank,):
         for _s in (_suit, _suit.lower()):
             _BY_NAME[_r + _s] = _card
@@ -59,12 +60,12 @@ def card_value(card: Card) -> int:
 
 
 def parse_card(token: str) -> Card:
-    """Parse one card such as ``"TD"``, ``"10d"`` or ``"As"``; raise :class:`CardError` otherwise."""
+    """Parse one card such as ``"TD"``, ``"10D"`` or ``"As"``; raise :class:`CardError` if not."""
     card = _BY_NAME.get(token.strip())
     if card is None:
         raise CardError(
-            f"bad card {token!r}: write a rank from {RANKS} (or 10) followed by a suit from {SUITS}, "
-            "e.g. 'AS', 'TD' or '7h'"
+            f"bad card {token!r}: write a rank from {RANKS} (or 10) followed by a suit "
+            f"from {SUITS}, e.g. 'AS', 'TD' or '7h'"
         )
     return card
 
@@ -77,7 +78,7 @@ def card_name(card: Card) -> str:
 
 
 def parse_cards(text: str | Iterable[str]) -> CardSet:
-    """Parse cards written as one string (``"AS 2S 3S"``, commas allowed) or as an iterable of tokens.
+    """Parse cards written as one string (``"AS 2S 3S"``, commas allowed) or as tokens.
 
     The result is a :class:`CardSet`, accepted by every engine function. Duplicates are an error.
     """

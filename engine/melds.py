@@ -519,7 +519,8 @@ def _meld_lay_off_options(meld: int, hand: int) -> list[list[tuple[int, int]]]:
 
 
 def lay_off(defender: int, knocker_melds: Sequence[int]) -> LayOffResult:
-    """The defender's optimal show-down against ``knocker_melds`` (R10): every combination of lay-offs
+    """The defender's optimal show-down against ``knocker_melds`` (R10): every combination of
+    lay-offs
     (a fourth card onto a set of three, chained extensions at either end of a run) is weighed
     together with the defender's own melds, breaking them when that lowers the deadwood.
 

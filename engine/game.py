@@ -1,0 +1,142 @@
+"""A game: hands played until a player reaches the target score (R15), with dealer rotation (R4),
+drawn hands redealt by the same dealer, and the end-of-game bonuses (R16).
+
+Deals come from one SplitMix64 stream seeded with the game seed (engine.deck): its first number's
+lowest bit picks the first dealer, then every deal, drawn ones included, shuffles a new deck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.deck import SplitMix64
+from engine.hand import Action, Hand, HandResult, Phase
+from engine.rules import HOYLE, Rules
+
+
+class GameError(RuntimeError):
+    """A game was driven out of order (a new hand before the last one ended, or after the end)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The end of a game. ``scores`` are the final totals, bonuses included (R16)."""
+
+    winner: int
+    scores: tuple[int, int]
+    hand_points: tuple[int, int]
+    hands_won: tuple[int, int]
+    game_bonus: int
+    line_bonus: tuple[int, int]
+    hands_played: int
+
+    def __str__(self) -> str:
+        return (
+            f"player {self.winner} wins {self.scores[0]}-{self.scores[1]} "
+            f"after {self.hands_played} hands"
+        )
+
+
+class Game:
+    """A game between players 0 and 1.
+
+    >>> game = Game(seed=1)
+    >>> hand = game.hand
+    >>> hand.phase.value, game.scores
+    ('first_upcard', [0, 0])
+    """
+
+    def __init__(
+        self,
+        rules: Rules = HOYLE,
+        seed: int = 0,
+        first_dealer: int | None = None,
+        deck: Sequence[int] | None = None,
+    ) -> None:
+        """Start a game and deal its first hand (from ``deck`` if given, else from the seed)."""
+        self.rules = rules
+        self.seed = seed
+        self._rng = SplitMix64(seed)
+        pick = self._rng.next() & 1
+        self.dealer = pick if first_dealer is None else first_dealer
+        if self.dealer not in (0, 1):
+            raise ValueError(f"bad first dealer {first_dealer!r}: players are 0 and 1")
+        self.scores = [0, 0]
+        self.hands_won = [0, 0]
+        self.results: list[HandResult] = []
+        self.result: GameResult | None = None
+        self.hand_number = 0
+        self.hand = self._deal(deck)
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def _deal(self, deck: Sequence[int] | None) -> Hand:
+        order = self._rng.shuffled_deck() if deck is None else deck
+        self.hand_number += 1
+        return Hand(self.rules, self.dealer, order)
+
+    def apply(self, action: Action) -> HandResult | None:
+        """Apply a checked action to the current hand; when it ends the hand, score it and return
+        its result."""
+        hand = self.hand
+        hand.apply(action)
+        if hand.result is None:
+            return None
+        self._score(hand.result)
+        return hand.result
+
+    def record(self, result: HandResult) -> None:
+        """Score a hand that was finished outside :meth:`apply` (e.g. with apply_unchecked)."""
+        if self.hand.result is not result:
+            raise GameError("record() takes the result of the current hand")
+        self._score(result)
+
+    def _score(self, result: HandResult) -> None:
+        rules = self.rules
+        self.results.append(result)
+        winner = result.winner
+        if winner is None:  # R4, R11: drawn; the same dealer deals again
+            return
+        self.scores[winner] += result.points
+        self.hands_won[winner] += 1
+        if rules.next_dealer == "winner":
+            self.dealer = winner
+        elif rules.next_dealer == "loser":
+            self.dealer = 1 - winner
+        else:
+            self.dealer = 1 - self.dealer
+        if self.scores[winner] >= rules.game_target:  # R15
+            self._end(winner)
+
+    def _end(self, winner: int) -> None:
+        rules = self.rules
+        loser = 1 - winner
+        bonus = rules.game_bonus + (rules.shutout_bonus if self.scores[loser] == 0 else 0)
+        line = (self.hands_won[0] * rules.line_bonus, self.hands_won[1] * rules.line_bonus)
+        final = [self.scores[0] + line[0], self.scores[1] + line[1]]
+        final[winner] += bonus
+        self.result = GameResult(
+            winner=winner,
+            scores=(final[0], final[1]),
+            hand_points=(self.scores[0], self.scores[1]),
+            hands_won=(self.hands_won[0], self.hands_won[1]),
+            game_bonus=bonus,
+            line_bonus=line,
+            hands_played=len(self.results),
+        )
+
+    def next_hand(self, deck: Sequence[int] | None = None) -> Hand:
+        """Deal the next hand after the current one ended (from ``deck`` if given)."""
+        if self.result is not None:
+            raise GameError(f"the game is over ({self.result})")
+        if self.hand.phase is not Phase.FINISHED:
+            raise GameError("the current hand is not over yet")
+        if self.hand.result is not None and (
+            not self.results or self.results[-1] is not self.hand.result
+        ):
+            raise GameError("the current hand's result was not scored: call record() first")
+        self.hand = self._deal(deck)
+        return self.hand

@@ -1,0 +1,605 @@
+"""One hand of two-player Gin Rummy as a state machine with explicit phases.
+
+``Hand.apply(action)`` is the checked entry point: an action that the rules forbid raises
+:class:`IllegalAction` carrying the rule ID it breaks. ``Hand.apply_unchecked(action)`` trusts the
+caller (simulations over :meth:`Hand.legal_actions`). Rule IDs (R1 ...) lead to docs/RULES.md.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from engine.cards import CARD_NAMES, SPADES, VALUES, CardError, format_cards, parse_card
+from engine.deck import check_deck, shuffled_deck
+from engine.melds import (
+    LayOff,
+    MeldError,
+    best_arrangement,
+    check_arrangement,
+    deadwood,
+    knock_arrangement,
+    lay_off,
+    min_deadwood,
+)
+from engine.rules import HOYLE, Rules
+
+
+class Phase(enum.Enum):
+    """Where a hand is. Every legal action and every apply step is per phase."""
+
+    FIRST_UPCARD = "first_upcard"
+    """The first upcard is offered: to the non-dealer, then to the dealer (R6)."""
+    DRAW = "draw"
+    """The player to move draws from the stock or the discard pile (R7)."""
+    DISCARD = "discard"
+    """The player to move, holding eleven cards, discards or knocks (R7, R9)."""
+    FINISHED = "finished"
+    """The hand is over: shown down and scored (R10-R14) or drawn (R11, R17)."""
+
+
+class ActionKind(enum.Enum):
+    PASS = "pass"
+    """Decline the first upcard (R6)."""
+    DRAW_STOCK = "draw_stock"
+    """Take the top card of the stock (R7)."""
+    DRAW_DISCARD = "draw_discard"
+    """Take the top card of the discard pile, the first upcard included (R6, R7)."""
+    DISCARD = "discard"
+    """Discard a card, ending the turn (R7)."""
+    KNOCK = "knock"
+    """Discard a card and knock (R9); with no card, big gin (R19)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A player's action. ``card`` is the card discarded (discard, knock); ``melds`` an optional
+    arrangement declared with a knock (card masks).
+
+    Notation (``str(action)`` and :meth:`parse`): ``pass``, ``draw stock``, ``draw discard``,
+    ``discard 7H``, ``knock 7H``, ``knock 7H / AS 2S 3S / 7C 7D 7H`` (declared melds), ``knock``
+    (big gin, no discard).
+    """
+
+    kind: ActionKind
+    card: int | None = None
+    melds: tuple[int, ...] | None = None
+
+    def __str__(self) -> str:
+        kind = self.kind
+        if kind is ActionKind.PASS:
+            return "pass"
+        if kind is ActionKind.DRAW_STOCK:
+            return "draw stock"
+        if kind is ActionKind.DRAW_DISCARD:
+            return "draw discard"
+        text = kind.value if self.card is None else f"{kind.value} {CARD_NAMES[self.card]}"
+        if self.melds:
+            text += "".join(f" / {format_cards(m)}" for m in self.melds)
+        return text
+
+    def __repr__(self) -> str:
+        return f"Action.parse({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Parse the notation above; raise :class:`ActionError` naming what is wrong."""
+        head, *groups = (part.strip() for part in text.strip().split("/"))
+        words = head.lower().split()
+        try:
+            if words == ["pass"] and not groups:
+                return PASS
+            if words == ["draw", "stock"] and not groups:
+                return DRAW_STOCK
+            if words == ["draw", "discard"] and not groups:
+                return DRAW_DISCARD
+            if len(words) == 2 and words[0] == "discard" and not groups:
+                return DISCARDS[parse_card(head.split()[1])]
+            if words and words[0] == "knock" and len(words) <= 2:
+                card = parse_card(head.split()[1]) if len(words) == 2 else None
+                if not groups:
+                    return BIG_GIN if card is None else KNOCKS[card]
+                melds = []
+                for group in groups:
+                    mask = 0
+                    for token in group.split():
+                        mask |= 1 << parse_card(token)
+                    melds.append(mask)
+                return cls(ActionKind.KNOCK, card, tuple(melds))
+        except CardError as error:
+            raise ActionError(f"bad action {text!r}: {error}") from None
+        raise ActionError(
+            f"bad action {text!r}: expected pass, draw stock, draw discard, discard CARD, "
+            "knock CARD [/ MELD / MELD ...] or knock (big gin)"
+        )
+
+
+class ActionError(ValueError):
+    """An action's notation could not be understood."""
+
+
+PASS: Final = Action(ActionKind.PASS)
+DRAW_STOCK: Final = Action(ActionKind.DRAW_STOCK)
+DRAW_DISCARD: Final = Action(ActionKind.DRAW_DISCARD)
+DISCARDS: Final = tuple(Action(ActionKind.DISCARD, c) for c in range(52))
+KNOCKS: Final = tuple(Action(ActionKind.KNOCK, c) for c in range(52))
+BIG_GIN: Final = Action(ActionKind.KNOCK)
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow now. ``rule`` is the rule ID it breaks (docs/RULES.md)."""
+
+    def __init__(self, rule: str, message: str, action: Action | None = None) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.action = action
+        self.reason = message
+
+
+class HandEnd(enum.Enum):
+    KNOCK = "knock"
+    """The knocker had less deadwood than the defender after lay-offs (R12)."""
+    UNDERCUT = "undercut"
+    """The defender had as little deadwood as the knocker or less (R13)."""
+    GIN = "gin"
+    """The knocker melded all ten cards kept (R14)."""
+    BIG_GIN = "big_gin"
+    """The knocker melded all eleven cards, with no discard (R19)."""
+    DRAWN = "drawn"
+    """A discard left the stock at its floor with nobody knocking (R11)."""
+    TURN_LIMIT = "turn_limit"
+    """The hand reached the turn limit with nobody knocking (R17)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShowDown:
+    """Both spreads after a knock (R10). Masks of cards; ``lay_offs`` name the knocker's melds by
+    index into ``knocker_melds``."""
+
+    knocker: int
+    discard: int | None
+    knocker_melds: tuple[int, ...]
+    knocker_deadwood_cards: int
+    knocker_deadwood: int
+    defender_melds: tuple[int, ...]
+    lay_offs: tuple[LayOff, ...]
+    defender_deadwood_cards: int
+    defender_deadwood: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended: who won (None for a drawn hand), the points scored and the show-down."""
+
+    end: HandEnd
+    winner: int | None
+    points: int
+    show_down: ShowDown | None = None
+    doubled: bool = False
+
+    def __str__(self) -> str:
+        if self.winner is None:
+            return f"{self.end.value}: no score"
+        doubled = " (doubled: spade upcard)" if self.doubled else ""
+        return f"{self.end.value}: player {self.winner} scores {self.points}{doubled}"
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one player may know (R5-R10): built from the player's own cards and public events only.
+
+    ``opponent_known`` holds the cards the opponent took from the discard pile and still holds.
+    ``show_down`` appears once the hand is shown down. No stock order, no seed, no hidden card.
+    """
+
+    player: int
+    phase: Phase
+    to_move: int
+    dealer: int
+    hand: int
+    discard_pile: tuple[int, ...]
+    stock_size: int
+    opponent_known: int
+    opponent_hand_size: int
+    knock_limit: int
+    first_upcard: int
+    taken_card: int | None
+    turn: int
+    show_down: ShowDown | None
+    result: HandResult | None
+
+
+class Hand:
+    """A hand from the deal to the score.
+
+    >>> hand = Hand(dealer=0, seed=7)
+    >>> hand.phase, hand.to_move
+    (<Phase.FIRST_UPCARD: 'first_upcard'>, 1)
+    >>> [str(a) for a in hand.legal_actions()]
+    ['draw discard', 'pass']
+    """
+
+    __slots__ = (
+        "_forced_stock",
+        "_passes",
+        "_taken",
+        "dealer",
+        "deck",
+        "first_upcard",
+        "hands",
+        "history",
+        "knock_limit",
+        "known",
+        "phase",
+        "pile",
+        "result",
+        "rules",
+        "stock",
+        "to_move",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        rules: Rules = HOYLE,
+        dealer: int = 0,
+        deck: Sequence[int] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        """Deal a hand (R5) from an explicit ``deck`` order or from ``seed`` (see engine.deck)."""
+        if dealer not in (0, 1):
+            raise ValueError(f"bad dealer {dealer!r}: players are 0 and 1")
+        if deck is None:
+            if seed is None:
+                raise ValueError("a hand needs a deck order or a seed")
+            order = shuffled_deck(seed)
+        else:
+            order = check_deck(deck)
+        self.rules = rules
+        self.dealer = dealer
+        self.deck = order
+        non_dealer = 1 - dealer
+        hands = [0, 0]
+        for i in range(20):  # one at a time, the non-dealer first (R5)
+            hands[non_dealer if i % 2 == 0 else dealer] |= 1 << order[i]
+        self.hands = hands
+        self.first_upcard = order[20]
+        self.pile = [order[20]]
+        self.stock = list(reversed(order[21:]))  # the top of the stock is the end of the list
+        self.phase = Phase.FIRST_UPCARD
+        self.to_move = non_dealer
+        self.turn = 0
+        self.known = [0, 0]
+        self.history: list[Action] = []
+        self.result: HandResult | None = None
+        self._passes = 0
+        self._taken = -1
+        self._forced_stock = False
+        upcard = order[20]
+        if rules.oklahoma:  # R18: the upcard's value; an Ace allows gin only
+            self.knock_limit = 0 if upcard % 13 == 0 else VALUES[upcard]
+        else:
+            self.knock_limit = rules.knock_limit
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.FINISHED
+
+    @property
+    def taken_card(self) -> int | None:
+        """The card taken from the discard pile this turn, if any (R8)."""
+        return self._taken if self._taken >= 0 else None
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action now. Knocks are listed without a declared arrangement; any valid
+        arrangement within the knock limit may be declared with the same discard."""
+        phase = self.phase
+        if phase is Phase.DRAW:
+            return [DRAW_STOCK] if self._forced_stock else [DRAW_STOCK, DRAW_DISCARD]
+        if phase is Phase.DISCARD:
+            h = self.hands[self.to_move]
+            allowed = h
+            if self._taken >= 0 and not self.rules.discard_taken_card:
+                allowed &= ~(1 << self._taken)  # R8
+            actions = []
+            rest = allowed
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                actions.append(DISCARDS[low.bit_length() - 1])
+            limit = self.knock_limit
+            if min_deadwood(h) <= limit:  # R9: only then can some discard allow a knock
+                rest = allowed
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    if deadwood(h ^ low) <= limit:
+                        actions.append(KNOCKS[low.bit_length() - 1])
+                if self.rules.big_gin and deadwood(h) == 0:
+                    actions.append(BIG_GIN)
+            return actions
+        if phase is Phase.FIRST_UPCARD:
+            return [DRAW_DISCARD, PASS]
+        return []
+
+    def observation(self, player: int) -> Observation:
+        """What ``player`` may know now."""
+        if player not in (0, 1):
+            raise ValueError(f"bad player {player!r}: players are 0 and 1")
+        result = self.result
+        show_down = result.show_down if result is not None else None
+        return Observation(
+            player=player,
+            phase=self.phase,
+            to_move=self.to_move,
+            dealer=self.dealer,
+            hand=self.hands[player],
+            discard_pile=tuple(self.pile),
+            stock_size=len(self.stock),
+            opponent_known=self.known[1 - player],
+            opponent_hand_size=self.hands[1 - player].bit_count(),
+            knock_limit=self.knock_limit,
+            first_upcard=self.first_upcard,
+            taken_card=self.taken_card if self.to_move == player else None,
+            turn=self.turn,
+            show_down=show_down,
+            result=result,
+        )
+
+    def copy(self) -> Hand:
+        """An independent copy (for search)."""
+        other = Hand.__new__(Hand)
+        other.rules = self.rules
+        other.dealer = self.dealer
+        other.deck = self.deck
+        other.hands = self.hands[:]
+        other.first_upcard = self.first_upcard
+        other.pile = self.pile[:]
+        other.stock = self.stock[:]
+        other.phase = self.phase
+        other.to_move = self.to_move
+        other.turn = self.turn
+        other.known = self.known[:]
+        other.history = self.history[:]
+        other.result = self.result
+        other.knock_limit = self.knock_limit
+        other._passes = self._passes
+        other._taken = self._taken
+        other._forced_stock = self._forced_stock
+        return other
+
+    def cards_in_play(self) -> int:
+        """All cards in hands, stock and pile: always the full deck (a conservation check)."""
+        total = self.hands[0] | self.hands[1]
+        for card in self.stock:
+            total |= 1 << card
+        for card in self.pile:
+            total |= 1 << card
+        return total
+
+    # -- the checked entry point -----------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Apply ``action`` for the player to move, or raise :class:`IllegalAction` (nothing
+        changes then)."""
+        self._check(action)
+        self.apply_unchecked(action)
+
+    def _check(self, action: Action) -> None:
+        phase = self.phase
+        kind = action.kind
+        if phase is Phase.FINISHED:
+            raise IllegalAction("R7", "the hand is over: no more actions", action)
+        if phase is Phase.FIRST_UPCARD:
+            if kind is ActionKind.DRAW_STOCK:
+                raise IllegalAction(
+                    "R6",
+                    "the first upcard is offered: take it (draw discard) or pass; the stock is "
+                    "drawn only after both players pass",
+                    action,
+                )
+            if kind not in (ActionKind.PASS, ActionKind.DRAW_DISCARD):
+                raise IllegalAction(
+                    "R6", f"the first upcard is offered: take it or pass, not {kind.value}", action
+                )
+            return
+        if phase is Phase.DRAW:
+            if kind is ActionKind.PASS:
+                raise IllegalAction("R6", "passing is only allowed on the first upcard", action)
+            if kind not in (ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD):
+                raise IllegalAction(
+                    "R7", f"draw first (stock or discard pile), then {kind.value}", action
+                )
+            if kind is ActionKind.DRAW_DISCARD and self._forced_stock:
+                raise IllegalAction(
+                    "R6",
+                    "both players passed the first upcard: the non-dealer must draw from the stock",
+                    action,
+                )
+            return
+        # Phase.DISCARD
+        if kind not in (ActionKind.DISCARD, ActionKind.KNOCK):
+            raise IllegalAction(
+                "R7", f"you hold eleven cards: discard or knock, not {kind.value}", action
+            )
+        h = self.hands[self.to_move]
+        card = action.card
+        if card is None:
+            if kind is ActionKind.DISCARD:
+                raise IllegalAction("R7", "a discard needs a card", action)
+            self._check_big_gin(action, h)
+            return
+        if not 0 <= card < 52 or not h >> card & 1:
+            name = CARD_NAMES[card] if 0 <= card < 52 else repr(card)
+            raise IllegalAction("R7", f"{name} is not in your hand [{format_cards(h)}]", action)
+        if card == self._taken and not self.rules.discard_taken_card:
+            raise IllegalAction(
+                "R8",
+                f"{CARD_NAMES[card]} was just taken from the discard pile and may not be discarded "
+                "this turn",
+                action,
+            )
+        if kind is ActionKind.KNOCK:
+            kept = h ^ (1 << card)
+            rule = "R18" if self.rules.oklahoma else "R9"
+            if action.melds is not None:
+                try:
+                    left = check_arrangement(kept, action.melds)
+                except MeldError as error:
+                    raise IllegalAction(
+                        error.rule, f"bad knock arrangement: {error}", action
+                    ) from None
+                if left > self.knock_limit:
+                    raise IllegalAction(
+                        rule,
+                        f"the declared melds leave {left} deadwood; the knock limit is "
+                        f"{self.knock_limit}",
+                        action,
+                    )
+            else:
+                left = deadwood(kept)
+                if left > self.knock_limit:
+                    raise IllegalAction(
+                        rule,
+                        f"after discarding {CARD_NAMES[card]} your least deadwood is {left}; the "
+                        f"knock limit is {self.knock_limit}",
+                        action,
+                    )
+
+    def _check_big_gin(self, action: Action, h: int) -> None:
+        if not self.rules.big_gin:
+            raise IllegalAction(
+                "R19", "a knock needs a discard (big gin is not played under these rules)", action
+            )
+        if action.melds is not None:
+            try:
+                left = check_arrangement(h, action.melds)
+            except MeldError as error:
+                raise IllegalAction(
+                    error.rule, f"bad big gin arrangement: {error}", action
+                ) from None
+        else:
+            left = deadwood(h)
+        if left:
+            raise IllegalAction(
+                "R19", f"big gin needs all eleven cards melded; {left} deadwood is left", action
+            )
+
+    # -- the unchecked fast path -----------------------------------------------------------
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Apply a legal ``action`` without checking it (trusted callers only)."""
+        kind = action.kind
+        p = self.to_move
+        self.history.append(action)
+        if kind is ActionKind.DRAW_STOCK:
+            card = self.stock.pop()
+            self.hands[p] |= 1 << card
+            self._taken = -1
+            self._forced_stock = False
+            self.turn += 1
+            self.phase = Phase.DISCARD
+        elif kind is ActionKind.DRAW_DISCARD:
+            card = self.pile.pop()
+            self.hands[p] |= 1 << card
+            self.known[p] |= 1 << card
+            self._taken = card
+            self.turn += 1
+            self.phase = Phase.DISCARD
+        elif kind is ActionKind.DISCARD:
+            assert action.card is not None
+            bit = 1 << action.card
+            self.hands[p] ^= bit
+            self.known[p] &= ~bit
+            self.pile.append(action.card)
+            self._taken = -1
+            if len(self.stock) <= self.rules.stock_exhausted_at:  # R11
+                self._finish(HandResult(HandEnd.DRAWN, None, 0))
+            elif self.turn >= self.rules.turn_limit:  # R17
+                self._finish(HandResult(HandEnd.TURN_LIMIT, None, 0))
+            else:
+                self.to_move = 1 - p
+                self.phase = Phase.DRAW
+        elif kind is ActionKind.KNOCK:
+            self._knock(action)
+        else:  # PASS (R6)
+            self._passes += 1
+            if self._passes == 1:
+                self.to_move = self.dealer
+            else:
+                self.to_move = 1 - self.dealer
+                self.phase = Phase.DRAW
+                self._forced_stock = True
+
+    def _finish(self, result: HandResult) -> None:
+        self.result = result
+        self.phase = Phase.FINISHED
+        self._taken = -1
+
+    def _knock(self, action: Action) -> None:
+        """Show down (R10) and score (R12-R14, R18, R19)."""
+        rules = self.rules
+        knocker = self.to_move
+        defender = 1 - knocker
+        card = action.card
+        h = self.hands[knocker]
+        if card is not None:
+            h ^= 1 << card
+            self.hands[knocker] = h
+            self.known[knocker] &= ~(1 << card)
+            self.pile.append(card)
+        if action.melds is not None:
+            melds = tuple(sorted(int(m) for m in action.melds))
+        else:
+            melds = knock_arrangement(h).melds  # R20
+        melded = 0
+        for m in melds:
+            melded |= m
+        knocker_dead = h & ~melded
+        kd = _value(knocker_dead)
+        d = self.hands[defender]
+        if kd == 0:  # R14: no lay-offs against gin
+            spread = best_arrangement(d)
+            lay_offs: tuple[LayOff, ...] = ()
+        else:
+            shown = lay_off(d, melds)
+            spread, lay_offs = shown.arrangement, shown.lay_offs
+        dd = spread.deadwood
+        show_down = ShowDown(
+            knocker=knocker,
+            discard=card,
+            knocker_melds=melds,
+            knocker_deadwood_cards=knocker_dead,
+            knocker_deadwood=kd,
+            defender_melds=spread.melds,
+            lay_offs=lay_offs,
+            defender_deadwood_cards=spread.deadwood_cards,
+            defender_deadwood=dd,
+        )
+        if kd == 0 and card is None:
+            end, winner, points = HandEnd.BIG_GIN, knocker, dd + rules.big_gin_bonus
+        elif kd == 0:
+            end, winner, points = HandEnd.GIN, knocker, dd + rules.gin_bonus
+        elif kd < dd or (kd == dd and not rules.undercut_on_tie):
+            end, winner, points = HandEnd.KNOCK, knocker, dd - kd
+        else:
+            end, winner, points = HandEnd.UNDERCUT, defender, kd - dd + rules.undercut_bonus
+        doubled = (
+            rules.oklahoma and rules.oklahoma_spades_double and self.first_upcard // 13 == SPADES
+        )
+        if doubled:
+            points *= 2
+        self._finish(HandResult(end, winner, points, show_down, doubled))
+
+
+def _value(mask: int) -> int:
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += VALUES[low.bit_length() - 1]
+        mask ^= low
+    return total
