@@ -1,0 +1,206 @@
+"""Connections to bots, and the failures a bot can commit.
+
+A :class:`Connection` carries protocol messages to one bot and its replies back, with every wait
+bounded. :class:`InProcessConnection` runs a built-in Python bot in this process through the same
+codec and the same referee code path as a subprocess bot (:mod:`arena.process`).
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import ClassVar
+
+from bots.sdk import Bot
+from protocol import messages as m
+from protocol.codec import ProtocolError, decode, encode, quote
+
+
+class BotError(RuntimeError):
+    """A bot failed. ``reason`` is the stable name used in results and records."""
+
+    reason: ClassVar[str] = "error"
+
+    def __init__(self, message: str, bot: str = "") -> None:
+        super().__init__(f"{bot}: {message}" if bot else message)
+        self.bot = bot
+        self.detail = message
+        self.seat: int | None = None  # set by the referee
+
+
+class BotStartupError(BotError):
+    """The bot could not be started, or did not complete the handshake in time."""
+
+    reason = "startup"
+
+
+class BotTimeout(BotError):
+    """The bot did not answer within its move time, grace and time bank."""
+
+    reason = "timeout"
+
+
+class BotCrashed(BotError):
+    """The bot exited or closed its stdout."""
+
+    reason = "crash"
+
+
+class MalformedMessage(BotError):
+    """The bot sent a line that is not a valid protocol message (the text is quoted)."""
+
+    reason = "malformed"
+
+
+class ProtocolViolation(BotError):
+    """The bot sent a valid message at the wrong time: a wrong id, a reply to nothing, a second
+    hello, an unsupported protocol version."""
+
+    reason = "protocol"
+
+
+class IllegalMove(BotError):
+    """The bot's action is not legal now (``rule`` is the rule ID it breaks)."""
+
+    reason = "illegal"
+
+    def __init__(self, message: str, bot: str = "", rule: str = "") -> None:
+        super().__init__(message, bot)
+        self.rule = rule
+
+
+FAILURE_REASONS: tuple[str, ...] = (
+    BotStartupError.reason,
+    BotTimeout.reason,
+    BotCrashed.reason,
+    MalformedMessage.reason,
+    ProtocolViolation.reason,
+    IllegalMove.reason,
+)
+
+
+class Connection(ABC):
+    """One bot, as the referee sees it."""
+
+    name: str
+
+    @abstractmethod
+    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        """Start the bot and complete the handshake within ``timeout`` seconds."""
+
+    @abstractmethod
+    def send(self, message: m.Message) -> None:
+        """Send an event (no reply expected)."""
+
+    @abstractmethod
+    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        """Send a request; return the reply and the seconds from sending to the full reply.
+        Raises a :class:`BotError` subclass on failure."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop the bot, leaving nothing behind. Safe to call twice."""
+
+    @property
+    def log_path(self) -> str | None:
+        """Where the bot's stderr went, if anywhere."""
+        return None
+
+
+def check_ready(message: m.Message, hello: m.Hello, bot: str) -> m.Ready:
+    """Validate the bot's answer to hello."""
+    if not isinstance(message, m.Ready):
+        raise ProtocolViolation(f"expected a ready message, got {message.type}", bot)
+    if message.protocol_version not in hello.versions:
+        raise ProtocolViolation(
+            f"chose protocol version {message.protocol_version}, but the referee speaks "
+            f"{hello.versions}",
+            bot,
+        )
+    return message
+
+
+def check_reply(message: m.Message, request: m.Request, bot: str) -> m.Reply:
+    """Validate a reply against the request it answers."""
+    if not isinstance(message, m.Reply):
+        raise ProtocolViolation(
+            f"expected a reply to request {request.id}, got {message.type}", bot
+        )
+    if message.id != request.id:
+        raise ProtocolViolation(
+            f"reply has id {message.id}, but the open request is {request.id}", bot
+        )
+    return message
+
+
+def decode_bot_line(line: bytes, bot: str) -> m.Message:
+    try:
+        return decode(line)
+    except ProtocolError as error:
+        raise MalformedMessage(str(error), bot) from None
+
+
+class InProcessConnection(Connection):
+    """A built-in Python bot run in this process. Messages still go through the codec both ways,
+    so the bot sees exactly what a subprocess bot would; a move is timed like any other (it cannot
+    be interrupted, so an overrun is judged when the bot returns)."""
+
+    def __init__(self, name: str, factory: Callable[[], Bot]) -> None:
+        self.name = name
+        self._factory = factory
+        self._bot: Bot | None = None
+
+    def _deliver(self, message: m.Message) -> bytes | None:
+        assert self._bot is not None
+        try:
+            reply = self._bot.handle(decode(encode(message)))
+        except Exception as error:  # a built-in bot that raises has crashed
+            raise BotCrashed(f"raised {type(error).__name__}: {error}", self.name) from error
+        return None if reply is None else encode(reply)
+
+    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        try:
+            self._bot = self._factory()
+        except Exception as error:
+            raise BotStartupError(f"could not be created: {error}", self.name) from error
+        line = self._deliver(hello)
+        if line is None:
+            raise BotStartupError("did not answer hello", self.name)
+        return check_ready(decode_bot_line(line, self.name), hello, self.name)
+
+    def send(self, message: m.Message) -> None:
+        if self._bot is None:
+            raise BotCrashed("is not running", self.name)
+        if self._deliver(message) is not None:
+            raise ProtocolViolation(f"replied to a {message.type} event", self.name)
+
+    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        if self._bot is None:
+            raise BotCrashed("is not running", self.name)
+        start = time.perf_counter()
+        line = self._deliver(request)
+        elapsed = time.perf_counter() - start
+        if line is None:
+            raise ProtocolViolation(f"did not reply to request {request.id}", self.name)
+        if elapsed > timeout:
+            raise BotTimeout(f"took {elapsed:.3f} s, over the limit of {timeout:.3f} s", self.name)
+        return check_reply(decode_bot_line(line, self.name), request, self.name), elapsed
+
+    def close(self) -> None:
+        self._bot = None
+
+
+__all__ = [
+    "FAILURE_REASONS",
+    "BotCrashed",
+    "BotError",
+    "BotStartupError",
+    "BotTimeout",
+    "Connection",
+    "IllegalMove",
+    "InProcessConnection",
+    "MalformedMessage",
+    "ProtocolViolation",
+    "quote",
+]

@@ -1,0 +1,319 @@
+"""The referee: plays games between two bot connections, enforcing every rule and timing every
+move, and reports each game's outcome, forfeits included.
+
+Time rules: a move may take ``move`` seconds; ``grace`` more is allowed for transport delays and
+never charged; time beyond ``move + grace`` comes out of the game's ``bank``; a move that needs more
+than is left is a timeout. The clock runs from sending the request to receiving the whole reply.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from arena.connection import BotCrashed, BotError, Connection, IllegalMove
+from engine import __version__ as engine_version
+from engine.game import Game, GameResult
+from engine.hand import Action as EngineAction
+from engine.hand import ActionKind, IllegalAction
+from engine.rules import Rules
+from protocol import messages as m
+from protocol.views import (
+    action_model,
+    card_list,
+    engine_action,
+    hand_end_model,
+    legal_models,
+    observation_model,
+    show_down_model,
+)
+
+GRACE_SECONDS = 0.1
+"""The default grace margin for transport delays (documented in docs/PROTOCOL.md)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A time control, in seconds."""
+
+    move: float = 1.0
+    bank: float = 0.0
+    grace: float = GRACE_SECONDS
+    startup: float = 10.0
+
+    def __post_init__(self) -> None:
+        for name in ("move", "bank", "grace", "startup"):
+            value = getattr(self, name)
+            if not value >= 0 or (name in ("move", "startup") and value == 0):
+                raise ValueError(f"bad time control: {name} must be positive, got {value!r}")
+
+    def message(self) -> m.TimeControl:
+        return m.TimeControl(
+            move_ms=round(self.move * 1000),
+            bank_ms=round(self.bank * 1000),
+            grace_ms=round(self.grace * 1000),
+            startup_ms=round(self.startup * 1000),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a game did not finish normally."""
+
+    seat: int
+    reason: str
+    message: str
+    rule: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """A game's result by seat. ``failure`` is set when a bot forfeited."""
+
+    winner: int
+    scores: tuple[int, int]
+    hands: int
+    result: GameResult | None
+    failure: Failure | None = None
+    seconds: float = 0.0
+    move_seconds: tuple[float, float] = (0.0, 0.0)
+
+    @property
+    def reason(self) -> str:
+        return "normal" if self.failure is None else self.failure.reason
+
+
+class Recorder(Protocol):
+    """What the referee reports as a game goes (see arena.record)."""
+
+    def game_start(self, tags: dict[str, object]) -> None: ...
+
+    def hand_start(self, number: int, dealer: int, deck: Sequence[int]) -> None: ...
+
+    def action(self, player: int, action: EngineAction, seconds: float) -> None: ...
+
+    def hand_end(self, result: m.HandEnd, show_down: m.ShowDown | None) -> None: ...
+
+    def game_end(self, outcome: GameOutcome) -> None: ...
+
+
+@dataclass
+class _Seat:
+    connection: Connection
+    bank: float
+    used: float = 0.0
+
+
+@dataclass
+class Referee:
+    """Plays games between ``connections[0]`` (seat 0) and ``connections[1]`` (seat 1), which must
+    already be started (see :func:`handshake`)."""
+
+    rules: Rules
+    clock: Clock = field(default_factory=Clock)
+    recorder: Recorder | None = None
+    _request_id: int = 0
+
+    def hello(self, seat: int, opponent: str | None = None) -> m.Hello:
+        return m.Hello(
+            type="hello",
+            protocol=m.PROTOCOL_NAME,
+            versions=list(m.PROTOCOL_VERSIONS),
+            seat=seat,
+            rules=self.rules.to_dict(),
+            time=self.clock.message(),
+            opponent=opponent,
+        )
+
+    def play_game(
+        self,
+        connections: Sequence[Connection],
+        seed: int,
+        number: int = 1,
+        tags: dict[str, object] | None = None,
+    ) -> GameOutcome:
+        """Play one game from ``seed``. A bot's failure forfeits the game to its opponent."""
+        seats = [_Seat(c, self.clock.bank) for c in connections]
+        game = Game(self.rules, seed)
+        started = time.perf_counter()
+        if self.recorder:
+            self.recorder.game_start(
+                {
+                    "game": number,
+                    "seed": seed,
+                    "rules": self.rules.to_dict(),
+                    "engine_version": engine_version,
+                    "protocol_version": m.PROTOCOL_VERSIONS[-1],
+                    "first_dealer": game.dealer,
+                    "time": {
+                        "move": self.clock.move,
+                        "bank": self.clock.bank,
+                        "grace": self.clock.grace,
+                    },
+                    **(tags or {}),
+                }
+            )
+        try:
+            for seat in (0, 1):
+                _send(
+                    seats,
+                    seat,
+                    m.GameStart(
+                        type="game_start", game=number, seat=seat, target=self.rules.game_target
+                    ),
+                )
+            while True:
+                self._play_hand(game, seats)
+                if game.result is not None:
+                    break
+                game.next_hand()
+        except BotError as error:
+            assert error.seat is not None, "every bot failure is tagged with its seat"
+            failed = error.seat
+            failure = Failure(failed, error.reason, error.detail, getattr(error, "rule", ""))
+            outcome = GameOutcome(
+                winner=1 - failed,
+                scores=(game.scores[0], game.scores[1]),
+                hands=len(game.results),
+                result=None,
+                failure=failure,
+                seconds=time.perf_counter() - started,
+                move_seconds=(seats[0].used, seats[1].used),
+            )
+            self._notify_end(seats, outcome)
+            return outcome
+        result = game.result
+        assert result is not None
+        outcome = GameOutcome(
+            winner=result.winner,
+            scores=result.scores,
+            hands=result.hands_played,
+            result=result,
+            seconds=time.perf_counter() - started,
+            move_seconds=(seats[0].used, seats[1].used),
+        )
+        self._notify_end(seats, outcome)
+        return outcome
+
+    def _notify_end(self, seats: list[_Seat], outcome: GameOutcome) -> None:
+        if self.recorder:
+            self.recorder.game_end(outcome)
+        failure = outcome.failure
+        for seat, s in enumerate(seats):
+            try:
+                if failure is not None and failure.seat == seat:
+                    s.connection.send(
+                        m.ErrorNotice(type="error", reason=failure.reason, message=failure.message)
+                    )
+                s.connection.send(
+                    m.GameEnd(
+                        type="game_end",
+                        winner=outcome.winner,
+                        scores=list(outcome.scores),
+                        reason=outcome.reason,
+                    )
+                )
+            except BotError:
+                pass  # a bot that is gone cannot be told; its failure is already recorded
+
+    def _play_hand(self, game: Game, seats: list[_Seat]) -> None:
+        """Play the current hand to its end."""
+        hand = game.hand
+        if self.recorder:
+            self.recorder.hand_start(game.hand_number, hand.dealer, hand.deck)
+        scores = list(game.scores)
+        for seat in (0, 1):
+            _send(
+                seats,
+                seat,
+                m.HandStart(
+                    type="hand_start",
+                    hand_number=game.hand_number,
+                    dealer=hand.dealer,
+                    hand=card_list(hand.hands[seat]),
+                    upcard=card_list(1 << hand.first_upcard)[0],
+                    stock_size=len(hand.stock),
+                    knock_limit=hand.knock_limit,
+                    scores=scores,
+                ),
+            )
+        while hand.result is None:
+            p = hand.to_move
+            s = seats[p]
+            self._request_id += 1
+            request = m.Request(
+                type="request",
+                id=self._request_id,
+                phase=hand.phase.value,  # type: ignore[arg-type]
+                legal=legal_models(hand.legal_actions()),
+                observation=observation_model(
+                    hand.observation(p), game.hand_number, scores, self.rules.game_target
+                ),
+                clock=m.Clock(move_ms=round(self.clock.move * 1000), bank_ms=round(s.bank * 1000)),
+            )
+            limit = self.clock.move + self.clock.grace + s.bank
+            try:
+                reply, elapsed = s.connection.ask(request, limit)
+            except BotError as error:
+                error.seat = p
+                raise
+            s.used += elapsed
+            s.bank -= max(0.0, elapsed - self.clock.move - self.clock.grace)
+            action = engine_action(reply.action)
+            before = hand.hands[p]
+            pile_top = hand.pile[-1] if hand.pile else -1
+            try:
+                game.apply(action)
+            except IllegalAction as error:
+                failure = IllegalMove(
+                    f"{action} is illegal: {error.reason}", s.connection.name, error.rule
+                )
+                failure.seat = p
+                raise failure from None
+            if self.recorder:
+                self.recorder.action(p, action, elapsed)
+            drawn = None
+            if action.kind is ActionKind.DRAW_STOCK:
+                drawn = (hand.hands[p] & ~before).bit_length() - 1
+            elif action.kind is ActionKind.DRAW_DISCARD:
+                drawn = pile_top
+            public = action_model(action)
+            for seat in (0, 1):
+                visible = drawn if action.kind is ActionKind.DRAW_DISCARD or seat == p else None
+                _send(
+                    seats,
+                    seat,
+                    m.Played(
+                        type="played",
+                        player=p,
+                        action=public,
+                        card=None if visible is None else card_list(1 << visible)[0],
+                    ),
+                )
+        result = hand.result
+        show = None if result.show_down is None else show_down_model(result.show_down)
+        end = hand_end_model(result, game.scores)
+        if self.recorder:
+            self.recorder.hand_end(end, show)
+        for seat in (0, 1):
+            if show is not None:
+                _send(seats, seat, show)
+            _send(seats, seat, end)
+
+
+def _send(seats: list[_Seat], seat: int, message: m.Message) -> None:
+    try:
+        seats[seat].connection.send(message)
+    except BotError as error:
+        error.seat = seat
+        raise
+
+
+def handshake(connection: Connection, hello: m.Hello, timeout: float) -> m.Ready:
+    """Start a bot and check its answer to hello."""
+    return connection.start(hello, timeout)
+
+
+__all__ = ["GRACE_SECONDS", "BotCrashed", "Clock", "Failure", "GameOutcome", "Recorder", "Referee"]

@@ -1,0 +1,30 @@
+"""The bot protocol: JSON Lines over stdio, typed with pydantic, published as JSON Schema.
+
+:mod:`protocol.messages` holds the models, :mod:`protocol.codec` the framing and its errors,
+:mod:`protocol.views` the conversions from engine values, :mod:`protocol.schema` the schema.
+"""
+
+from protocol.codec import (
+    InvalidJson,
+    InvalidMessage,
+    LineTooLong,
+    ProtocolError,
+    UnknownMessage,
+    decode,
+    encode,
+)
+from protocol.messages import MAX_LINE_BYTES, MESSAGE_ADAPTER, PROTOCOL_NAME, PROTOCOL_VERSIONS
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MESSAGE_ADAPTER",
+    "PROTOCOL_NAME",
+    "PROTOCOL_VERSIONS",
+    "InvalidJson",
+    "InvalidMessage",
+    "LineTooLong",
+    "ProtocolError",
+    "UnknownMessage",
+    "decode",
+    "encode",
+]

@@ -1,0 +1,298 @@
+"""Every message of the bot protocol, version 1, as pydantic models.
+
+One JSON object per line in each direction. Every message has a `type` tag (no default, so it is
+required in the schema); `MESSAGE_ADAPTER` decodes any of them. Unknown fields are ignored
+(the protocol can grow); cards are written in the engine's notation (`"TD"`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+
+from engine.cards import CARD_NAMES, CardError, parse_card
+
+PROTOCOL_NAME: Final = "gin-arena"
+PROTOCOL_VERSIONS: Final = (1,)
+MAX_LINE_BYTES: Final = 64 * 1024
+"""The longest line either side may send, newline excluded (64 KiB)."""
+
+Seat = Annotated[int, Field(ge=0, le=1, description="A seat: 0 or 1.")]
+
+
+def _card(value: object) -> object:
+    if isinstance(value, str):
+        try:
+            return CARD_NAMES[parse_card(value)]
+        except CardError as error:
+            raise ValueError(str(error)) from None
+    return value
+
+
+Card = Annotated[
+    str,
+    BeforeValidator(_card),
+    Field(
+        pattern=r"^[A2-9TJQK][CDHS]$",
+        description="A card: rank A23456789TJQK then suit CDHS, e.g. 'TD'. Replies may also "
+        "use lower-case suits and 10 for T.",
+        examples=["AS", "TD", "7H"],
+    ),
+]
+Meld = Annotated[list[Card], Field(min_length=3, description="The cards of one meld.")]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+class PassAction(_Message):
+    """Decline the first upcard (R6)."""
+
+    kind: Literal["pass"]
+
+
+class DrawAction(_Message):
+    """Draw from the stock or take the top of the discard pile (R7); taking the first upcard
+    is a draw from the discard pile (R6)."""
+
+    kind: Literal["draw"]
+    source: Literal["stock", "discard"]
+
+
+class DiscardAction(_Message):
+    """Discard a card, ending the turn (R7)."""
+
+    kind: Literal["discard"]
+    card: Card
+
+
+class KnockAction(_Message):
+    """Discard `card` and knock (R9). `melds` optionally declares the arrangement of the ten
+    cards kept (R20). Without `card`: big gin, all eleven cards melded (R19)."""
+
+    kind: Literal["knock"]
+    card: Card | None = None
+    melds: list[Meld] | None = None
+
+
+Action = Annotated[
+    PassAction | DrawAction | DiscardAction | KnockAction, Field(discriminator="kind")
+]
+
+
+# -- referee to bot ---------------------------------------------------------------------------
+
+
+class TimeControl(_Message):
+    """The clock for every move, in milliseconds."""
+
+    move_ms: int = Field(ge=1, description="Time for one move, before the grace margin.")
+    bank_ms: int = Field(ge=0, description="Extra time for the whole game, spent on overruns.")
+    grace_ms: int = Field(ge=0, description="Margin the referee allows for transport delays.")
+    startup_ms: int = Field(ge=1, description="Time to answer hello.")
+
+
+class Hello(_Message):
+    """The referee's first message: the protocol and versions it speaks, the rules, the clock
+    and the bot's seat. The bot answers with `Ready`."""
+
+    type: Literal["hello"]
+    protocol: Literal["gin-arena"]
+    versions: list[int] = Field(min_length=1)
+    seat: Seat
+    rules: dict[str, int | bool | str] = Field(description="Every rules option by name.")
+    time: TimeControl
+    opponent: str | None = None
+
+
+class GameStart(_Message):
+    """A new game of the match begins; the bot keeps its seat for the whole game."""
+
+    type: Literal["game_start"]
+    game: int = Field(ge=1, description="The game's number in the match, from 1.")
+    seat: Seat
+    target: int = Field(description="Score that wins the game (R15).")
+
+
+class HandStart(_Message):
+    """A hand is dealt (R5). `hand` is the bot's own ten cards."""
+
+    type: Literal["hand_start"]
+    hand_number: int = Field(ge=1)
+    dealer: Seat
+    hand: list[Card]
+    upcard: Card
+    stock_size: int
+    knock_limit: int
+    scores: list[int] = Field(description="Game scores before this hand, by seat.")
+
+
+class Played(_Message):
+    """An action by either player (`player`), sent to both. `card` is the card drawn: for a
+    draw from the discard pile (public) it goes to both; for a draw from the stock only to the
+    player who drew it."""
+
+    type: Literal["played"]
+    player: Seat
+    action: Action
+    card: Card | None = None
+
+
+class LayOffModel(_Message):
+    card: Card
+    meld: int = Field(ge=0, description="Index into knocker_melds.")
+
+
+class ShowDown(_Message):
+    """Both spreads after a knock (R10), with the defender's lay-offs."""
+
+    type: Literal["show_down"]
+    knocker: Seat
+    discard: Card | None
+    knocker_melds: list[Meld]
+    knocker_deadwood_cards: list[Card]
+    knocker_deadwood: int
+    defender_melds: list[Meld]
+    lay_offs: list[LayOffModel]
+    defender_deadwood_cards: list[Card]
+    defender_deadwood: int
+
+
+class HandEnd(_Message):
+    """How the hand ended and the game scores after it (R11-R14, R17-R19)."""
+
+    type: Literal["hand_end"]
+    end: Literal["knock", "undercut", "gin", "big_gin", "drawn", "turn_limit"]
+    winner: Seat | None = None
+    points: int
+    doubled: bool = False
+    scores: list[int]
+
+
+class GameEnd(_Message):
+    """The game is over. `reason` is `normal`, or the failure that forfeited it."""
+
+    type: Literal["game_end"]
+    winner: Seat
+    scores: list[int]
+    reason: str = "normal"
+
+
+class Observation(_Message):
+    """Everything the bot may know when asked to act: its own cards and the public record."""
+
+    seat: Seat
+    phase: Literal["first_upcard", "draw", "discard"]
+    hand: list[Card]
+    discard_pile: list[Card] = Field(description="Bottom first; the last card is the top.")
+    stock_size: int
+    opponent_known: list[Card] = Field(
+        description="Cards the opponent took from the discard pile and still holds."
+    )
+    opponent_hand_size: int
+    taken_card: Card | None = Field(
+        default=None,
+        description="The card just taken from the discard pile, which may not be discarded "
+        "this turn (R8), if the rules forbid it.",
+    )
+    first_upcard: Card
+    knock_limit: int
+    turn: int
+    dealer: Seat
+    hand_number: int
+    scores: list[int]
+    target: int
+
+
+class Clock(_Message):
+    move_ms: int = Field(description="Time for this move, before the grace margin.")
+    bank_ms: int = Field(description="Time bank left for the game.")
+
+
+class Request(_Message):
+    """A decision to make. Answer with a `Reply` echoing `id`, whose `action` is one
+    of `legal` (a knock may add `melds`)."""
+
+    type: Literal["request"]
+    id: int = Field(ge=1)
+    phase: Literal["first_upcard", "draw", "discard"]
+    legal: list[Action]
+    observation: Observation
+    clock: Clock
+
+
+class ErrorNotice(_Message):
+    """The referee tells the bot why it forfeits, before the game ends."""
+
+    type: Literal["error"]
+    reason: str
+    message: str
+
+
+class Quit(_Message):
+    """The match is over: the bot should exit."""
+
+    type: Literal["quit"]
+
+
+# -- bot to referee ---------------------------------------------------------------------------
+
+
+class Ready(_Message):
+    """The bot's answer to `Hello`."""
+
+    type: Literal["ready"]
+    protocol_version: int = Field(description="The version the bot chose from hello.versions.")
+    name: str = Field(min_length=1, max_length=100)
+    author: str = Field(default="", max_length=200)
+    bot_version: str = Field(default="", max_length=100)
+
+
+class Reply(_Message):
+    """The bot's answer to a `Request`."""
+
+    type: Literal["reply"]
+    id: int
+    action: Action
+
+
+RefereeMessage = (
+    Hello
+    | GameStart
+    | HandStart
+    | Request
+    | Played
+    | ShowDown
+    | HandEnd
+    | GameEnd
+    | ErrorNotice
+    | Quit
+)
+BotMessage = Ready | Reply
+Message = Annotated[RefereeMessage | BotMessage, Field(discriminator="type")]
+
+MESSAGE_ADAPTER: Final[TypeAdapter[Message]] = TypeAdapter(Message)
+"""Decodes any message of either direction."""
+
+MESSAGE_TYPES: Final = {
+    m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
+    for m in (
+        Hello,
+        GameStart,
+        HandStart,
+        Request,
+        Played,
+        ShowDown,
+        HandEnd,
+        GameEnd,
+        ErrorNotice,
+        Quit,
+        Ready,
+        Reply,
+    )
+}
