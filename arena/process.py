@@ -1,0 +1,317 @@
+"""Bots as subprocesses: each in its own session and process group, with a minimal environment,
+its own working directory, stderr captured to a capped log file, every wait bounded, and the whole
+group killed at the end.
+
+Three layers of time limits: the referee's per-move deadline (``ask``'s timeout), then a
+watchdog that kills the process group if any single operation (a write the bot never reads, a
+handshake) overruns its deadline by :data:`BACKSTOP_SECONDS`, whatever the main thread is doing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Final
+
+from arena.connection import (
+    BotCrashed,
+    BotStartupError,
+    BotTimeout,
+    Connection,
+    MalformedMessage,
+    ProtocolViolation,
+    check_ready,
+    check_reply,
+    decode_bot_line,
+)
+from protocol import messages as m
+from protocol.codec import encode, quote
+
+BACKSTOP_SECONDS: Final = 2.0
+"""How far past its deadline an operation may run before the watchdog kills the bot."""
+LOG_LIMIT_BYTES: Final = 1 << 20
+"""Default cap of a bot's stderr log file (1 MiB); the rest is read and dropped."""
+QUIT_WAIT_SECONDS: Final = 0.5
+"""How long a bot may take to exit after ``quit`` before its group is killed."""
+
+_PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TZ", "SYSTEMROOT")
+_EOF: Final = b""
+
+
+def minimal_env(extra: Mapping[str, str] | None, home: Path) -> dict[str, str]:
+    """The environment a bot gets: a few variables from ours, HOME and TMPDIR set to its working
+    directory, then the bot's own (from a bots file)."""
+    env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.setdefault("LANG", "C.UTF-8")
+    env["HOME"] = str(home)
+    env["TMPDIR"] = str(home)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+class ProcessConnection(Connection):
+    """A bot process speaking the protocol on its stdin and stdout."""
+
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        *,
+        workdir: Path,
+        log_path: Path,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        memory_mb: int | None = None,
+        cpu_seconds: int | None = None,
+        log_limit: int = LOG_LIMIT_BYTES,
+    ) -> None:
+        if not argv:
+            raise ValueError(f"bot {name!r} has an empty command")
+        self.name = name
+        self.argv = list(argv)
+        self.workdir = workdir
+        self.cwd = cwd
+        self.extra_env = dict(env or {})
+        self.memory_mb = memory_mb
+        self.cpu_seconds = cpu_seconds
+        self.log_limit = log_limit
+        self._log_path = log_path
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._deadline: float | None = None
+        self._watch = threading.Condition()
+        self._killed_by_watchdog = False
+        self._closed = False
+
+    @property
+    def log_path(self) -> str:
+        return str(self._log_path)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    # -- start ------------------------------------------------------------------------------
+
+    def _limits(self) -> None:  # runs in the child before exec
+        import resource
+
+        if self.memory_mb:
+            size = self.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if self.cpu_seconds:
+            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 1))
+
+    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd or self.workdir,
+                env=minimal_env(self.extra_env, self.workdir),
+                start_new_session=True,
+                # Only setrlimit runs between fork and exec, which is safe with threads around.
+                preexec_fn=self._limits if (self.memory_mb or self.cpu_seconds) else None,  # noqa: PLW1509
+                bufsize=0,
+            )
+        except OSError as error:
+            raise BotStartupError(
+                f"cannot run {' '.join(self.argv)!r}: {error.strerror or error}", self.name
+            ) from None
+        proc = self._proc
+        assert proc.stdout is not None and proc.stderr is not None
+        for target, args in (
+            (self._read_stdout, (proc.stdout,)),
+            (self._read_stderr, (proc.stderr,)),
+            (self._watchdog, ()),
+        ):
+            thread = threading.Thread(target=target, args=args, daemon=True, name=self.name)
+            thread.start()
+            self._threads.append(thread)
+        try:
+            self._write(hello, timeout)
+            line = self._receive(timeout)
+        except (BotTimeout, BotCrashed) as error:
+            raise BotStartupError(f"no answer to hello: {error.detail}", self.name) from None
+        except MalformedMessage as error:
+            raise BotStartupError(f"bad answer to hello: {error.detail}", self.name) from None
+        try:
+            return check_ready(decode_bot_line(line, self.name), hello, self.name)
+        except (MalformedMessage, ProtocolViolation) as error:
+            raise BotStartupError(error.detail, self.name) from None
+
+    # -- threads ----------------------------------------------------------------------------
+
+    def _read_stdout(self, stream: IO[bytes]) -> None:
+        limit = m.MAX_LINE_BYTES + 2
+        try:
+            while True:
+                line = stream.readline(limit)
+                if not line:
+                    break
+                self._lines.put(line)
+                if len(line) >= limit and not line.endswith(b"\n"):
+                    break  # over the limit: reported as malformed, nothing after it is read
+        except (OSError, ValueError):
+            pass
+        self._lines.put(_EOF)
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        written = 0
+        with open(self._log_path, "ab") as log:
+            try:
+                while chunk := stream.read(65536):
+                    if written < self.log_limit:
+                        piece = chunk[: self.log_limit - written]
+                        log.write(piece)
+                        log.flush()
+                        written += len(piece)
+                        if written >= self.log_limit:
+                            log.write(b"\n[gin-arena: log truncated at the size cap]\n")
+            except (OSError, ValueError):
+                pass
+
+    def _watchdog(self) -> None:
+        with self._watch:
+            while not self._closed:
+                deadline = self._deadline
+                if deadline is None:
+                    self._watch.wait()
+                    continue
+                left = deadline + BACKSTOP_SECONDS - time.monotonic()
+                if left > 0:
+                    self._watch.wait(left)
+                    continue
+                self._killed_by_watchdog = True
+                self._deadline = None
+                self._kill()
+
+    def _arm(self, seconds: float | None) -> None:
+        with self._watch:
+            self._deadline = None if seconds is None else time.monotonic() + seconds
+            self._watch.notify()
+
+    # -- I/O --------------------------------------------------------------------------------
+
+    def _exit_note(self) -> str:
+        proc = self._proc
+        if proc is None:
+            return "not started"
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(0.2)
+        code = proc.returncode
+        if code is None:
+            return "closed its stdout"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(-code).name}"
+            return f"was killed by signal {-code}"
+        return f"exited with code {code}"
+
+    def _write(self, message: m.Message, timeout: float) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise BotCrashed("is not running", self.name)
+        self._arm(timeout)
+        try:
+            proc.stdin.write(encode(message))
+        except (BrokenPipeError, OSError, ValueError):
+            if self._killed_by_watchdog:
+                raise BotTimeout("stopped reading its input", self.name) from None
+            raise BotCrashed(self._exit_note(), self.name) from None
+        finally:
+            self._arm(None)
+
+    def _receive(self, timeout: float) -> bytes:
+        self._arm(timeout)
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise BotTimeout(f"no reply within {timeout:.3f} s", self.name) from None
+        finally:
+            self._arm(None)
+        if line == _EOF:
+            self._lines.put(_EOF)  # stays closed for later calls
+            raise BotCrashed(self._exit_note(), self.name)
+        return line
+
+    def send(self, message: m.Message) -> None:
+        self._check_quiet(message)
+        self._write(message, BACKSTOP_SECONDS)
+
+    def _check_quiet(self, message: m.Message) -> None:
+        """Anything the bot sent unasked is a protocol violation (a reply to nothing)."""
+        try:
+            line = self._lines.get_nowait()
+        except queue.Empty:
+            return
+        if line == _EOF:
+            self._lines.put(_EOF)
+            raise BotCrashed(self._exit_note(), self.name)
+        text = quote(line.rstrip(b"\r\n"))
+        raise ProtocolViolation(
+            f"sent {text} when no request was open (before the {message.type} message)",
+            self.name,
+        )
+
+    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        self._check_quiet(request)
+        start = time.perf_counter()
+        self._write(request, timeout)
+        line = self._receive(max(0.0, timeout - (time.perf_counter() - start)))
+        elapsed = time.perf_counter() - start
+        reply = check_reply(decode_bot_line(line, self.name), request, self.name)
+        return reply, elapsed
+
+    # -- stop -------------------------------------------------------------------------------
+
+    def _kill(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        """Say quit, give the bot a moment, then kill its whole process group."""
+        proc = self._proc
+        if proc is None or self._closed:
+            return
+        if proc.poll() is None and proc.stdin is not None:
+            with contextlib.suppress(OSError, ValueError):
+                proc.stdin.write(encode(m.Quit(type="quit")))
+                proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(QUIT_WAIT_SECONDS)
+        self._kill()  # the group: children the bot left behind go too
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        with self._watch:
+            self._closed = True
+            self._watch.notify()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        for thread in self._threads:
+            thread.join(timeout=2)
+
+
+def python_command(module: str, *args: str) -> list[str]:
+    """The command that runs a built-in bot module with this interpreter."""
+    return [sys.executable, "-m", module, *args]
