@@ -72,7 +72,7 @@ class Failure:
 class GameOutcome:
     """A game's result by seat. ``failure`` is set when a bot forfeited."""
 
-    winner: int
+    winner: int | None
     scores: tuple[int, int]
     hands: int
     result: GameResult | None
@@ -133,8 +133,10 @@ class Referee:
         seed: int,
         number: int = 1,
         tags: dict[str, object] | None = None,
+        single_hand: bool = False,
     ) -> GameOutcome:
-        """Play one game from ``seed``. A bot's failure forfeits the game to its opponent."""
+        """Play one game from ``seed`` (only its first hand with ``single_hand``; that hand's
+        winner, if any, wins). A bot's failure forfeits the game to its opponent."""
         seats = [_Seat(c, self.clock.bank) for c in connections]
         game = Game(self.rules, seed)
         started = time.perf_counter()
@@ -147,6 +149,7 @@ class Referee:
                     "engine_version": engine_version,
                     "protocol_version": m.PROTOCOL_VERSIONS[-1],
                     "first_dealer": game.dealer,
+                    "single_hand": single_hand,
                     "time": {
                         "move": self.clock.move,
                         "bank": self.clock.bank,
@@ -166,7 +169,7 @@ class Referee:
                 )
             while True:
                 self._play_hand(game, seats)
-                if game.result is not None:
+                if game.result is not None or single_hand:
                     break
                 game.next_hand()
         except BotError as error:
@@ -185,6 +188,17 @@ class Referee:
             self._notify_end(seats, outcome)
             return outcome
         result = game.result
+        if single_hand:
+            outcome = GameOutcome(
+                winner=game.results[0].winner,
+                scores=(game.scores[0], game.scores[1]),
+                hands=1,
+                result=result,
+                seconds=time.perf_counter() - started,
+                move_seconds=(seats[0].used, seats[1].used),
+            )
+            self._notify_end(seats, outcome)
+            return outcome
         assert result is not None
         outcome = GameOutcome(
             winner=result.winner,

@@ -178,7 +178,7 @@ class GameEnd(_Message):
     """The game is over. `reason` is `normal`, or the failure that forfeited it."""
 
     type: Literal["game_end"]
-    winner: Seat
+    winner: Seat | None = Field(default=None, description="Absent when a single hand was drawn.")
     scores: list[int]
     reason: str = "normal"
 

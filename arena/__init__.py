@@ -1,0 +1,1 @@
+"""The arena: referee, bot processes, matches, records, tournaments and the gin-arena CLI."""

@@ -1,0 +1,173 @@
+"""What the user names as a bot: a built-in bot, an entry of a bots file, or a command line.
+
+A command line is split the way a shell would split it (:func:`shlex.split`) and never run through
+a shell. A bots file is TOML::
+
+    [[bot]]
+    name = "mybot"
+    command = "./mybot --level 3"      # or a list: ["./mybot", "--level", "3"]
+    cwd = "bots/mybot"                 # optional, relative to the bots file
+    env = { MYBOT_DEPTH = "4" }        # optional, added to the minimal environment
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.connection import Connection, InProcessConnection
+from arena.process import ProcessConnection, python_command
+from bots import BUILTIN
+from bots.sdk import Bot
+
+
+class BotSpecError(ValueError):
+    """A bot name, command or bots file that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """How to run one bot. ``builtin`` names a built-in bot (run in-process unless asked not to)."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    builtin: str | None = None
+    cwd: Path | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def command_line(self) -> str:
+        if self.builtin is not None:
+            return f"builtin:{self.builtin}"
+        return shlex.join(self.command)
+
+    def connect(
+        self,
+        workdir: Path,
+        in_process: bool = True,
+        memory_mb: int | None = None,
+        cpu_seconds: int | None = None,
+        display_name: str | None = None,
+    ) -> Connection:
+        """A fresh, unstarted connection to this bot (logs and scratch space under ``workdir``)."""
+        name = display_name or self.name
+        if self.builtin is not None and in_process:
+            return InProcessConnection(name, builtin_factory(self.builtin))
+        argv = (
+            list(self.command) if self.builtin is None else python_command(f"bots.{self.builtin}")
+        )
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+        return ProcessConnection(
+            name,
+            argv,
+            workdir=workdir / safe,
+            log_path=workdir / f"{safe}.stderr.log",
+            env=self.env,
+            cwd=self.cwd,
+            memory_mb=memory_mb,
+            cpu_seconds=cpu_seconds,
+        )
+
+
+def builtin_factory(name: str) -> Callable[[], Bot]:
+    """The class of a built-in bot, by name."""
+    try:
+        module_name, class_name = BUILTIN[name].split(":")
+    except KeyError:
+        raise BotSpecError(
+            f"unknown built-in bot {name!r}: the built-in bots are {', '.join(BUILTIN)}"
+        ) from None
+    factory: Callable[[], Bot] = getattr(importlib.import_module(module_name), class_name)
+    return factory
+
+
+def load_bots_file(path: Path) -> dict[str, BotSpec]:
+    """The bots of a TOML bots file, by name."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BotSpecError(f"cannot read bots file {str(path)!r}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise BotSpecError(f"bots file {str(path)!r} is not valid TOML: {error}") from None
+    entries = data.get("bot")
+    if not isinstance(entries, list) or not entries:
+        raise BotSpecError(f"bots file {str(path)!r} has no [[bot]] entries")
+    specs: dict[str, BotSpec] = {}
+    for index, entry in enumerate(entries, 1):
+        where = f"bots file {str(path)!r}, bot #{index}"
+        if not isinstance(entry, dict):
+            raise BotSpecError(f"{where}: expected a table")
+        unknown = set(entry) - {"name", "command", "cwd", "env"}
+        if unknown:
+            raise BotSpecError(
+                f"{where}: unknown key {sorted(unknown)[0]!r} (name, command, cwd, env)"
+            )
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise BotSpecError(f"{where}: 'name' must be a non-empty string")
+        if name in specs:
+            raise BotSpecError(f"{where}: duplicate bot name {name!r}")
+        command = entry.get("command")
+        if isinstance(command, str):
+            argv = _split(command, f"{where} ({name})")
+        elif isinstance(command, list) and command and all(isinstance(a, str) for a in command):
+            argv = list(command)
+        else:
+            raise BotSpecError(f"{where} ({name}): 'command' must be a string or a list of strings")
+        cwd = entry.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise BotSpecError(f"{where} ({name}): 'cwd' must be a string")
+        env = entry.get("env", {})
+        if not isinstance(env, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+        ):
+            raise BotSpecError(f"{where} ({name}): 'env' must be a table of strings")
+        base = path.parent
+        workdir = (base / cwd).resolve() if cwd else None
+        if workdir is not None and not workdir.is_dir():
+            raise BotSpecError(
+                f"{where} ({name}): working directory {str(workdir)!r} does not exist"
+            )
+        specs[name] = BotSpec(
+            name, tuple(_absolute(argv, workdir or base)), None, workdir, dict(env)
+        )
+    return specs
+
+
+def _split(command: str, where: str) -> list[str]:
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise BotSpecError(f"{where}: cannot split command {command!r}: {error}") from None
+    if not argv:
+        raise BotSpecError(f"{where}: empty command")
+    return argv
+
+
+def _absolute(argv: list[str], base: Path) -> list[str]:
+    """Make a relative program path (``./bot``) absolute, so it works from the bot's own
+    working directory."""
+    program = argv[0]
+    if "/" in program and not Path(program).is_absolute():
+        argv = [str((base / program).resolve()), *argv[1:]]
+    return argv
+
+
+def resolve(
+    text: str, known: Mapping[str, BotSpec] | None = None, name: str | None = None
+) -> BotSpec:
+    """A bot given on the command line: a bots-file name, a built-in name, or a command."""
+    if known and text in known:
+        spec = known[text]
+        return (
+            spec if name is None else BotSpec(name, spec.command, spec.builtin, spec.cwd, spec.env)
+        )
+    if text in BUILTIN:
+        return BotSpec(name or text, builtin=text)
+    argv = _split(text, "bot command")
+    argv = _absolute(argv, Path.cwd())
+    return BotSpec(name or Path(argv[0]).name, tuple(argv))

@@ -1,0 +1,148 @@
+"""Re-judge a record from the record alone: every deal against its seed, every action against
+the rules, every hand's score and the game's result recomputed. The first disagreement is
+reported with its line number."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.record import RecordedGame, RecordError, read_games
+from engine.cards import CARD_NAMES
+from engine.game import Game
+from engine.hand import Action, ActionError, IllegalAction
+from engine.rules import Rules, RulesError
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+class _Stop(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        self.disagreement = Disagreement(line, message)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    games: int
+    hands: int
+    actions: int
+    disagreement: Disagreement | None
+
+    @property
+    def ok(self) -> bool:
+        return self.disagreement is None
+
+
+def judge(path: Path) -> Verdict:
+    """Check every game of the record at ``path``. Raises RecordError if it cannot be read."""
+    games = read_games(path)
+    hands = actions = 0
+    for game in games:
+        try:
+            for kind in _judge_game(game):
+                if kind == "hand":
+                    hands += 1
+                else:
+                    actions += 1
+        except _Stop as stop:
+            return Verdict(len(games), hands, actions, stop.disagreement)
+    return Verdict(len(games), hands, actions, None)
+
+
+def _expect(line: int, what: str, recorded: object, computed: object) -> None:
+    if recorded != computed:
+        raise _Stop(line, f"{what}: the record says {recorded!r}, the rules give {computed!r}")
+
+
+def _judge_game(rec: RecordedGame) -> Iterator[str]:
+    tags = rec.tags
+    try:
+        rules = Rules.from_dict(tags.rules)
+    except RulesError as error:
+        raise _Stop(rec.line, f"bad rules: {error}") from None
+    try:
+        game = Game(rules, tags.seed)
+    except ValueError as error:
+        raise _Stop(rec.line, str(error)) from None
+    _expect(rec.line, "first dealer", tags.first_dealer, game.dealer)
+    if tags.single_hand and len(rec.hands) > 1:
+        raise _Stop(rec.hands[1][0], "a second hand in a single-hand game")
+    for index, (line, hand_rec) in enumerate(rec.hands):
+        if index:
+            if game.is_over:
+                raise _Stop(line, "a hand after the game was won")
+            game.next_hand()
+        hand = game.hand
+        _expect(line, f"hand {game.hand_number} number", hand_rec.header.hand, game.hand_number)
+        _expect(line, f"hand {game.hand_number} dealer", hand_rec.header.dealer, hand.dealer)
+        _expect(
+            line,
+            f"hand {game.hand_number} deck (from seed {tags.seed})",
+            hand_rec.header.deck,
+            [CARD_NAMES[c] for c in hand.deck],
+        )
+        yield "hand"
+        for action_line, act in hand_rec.actions:
+            if hand.is_over:
+                raise _Stop(action_line, f"action {act.action!r} after the hand ended")
+            _expect(action_line, "player to move", act.player, hand.to_move)
+            try:
+                action = Action.parse(act.action)
+                game.apply(action)
+            except ActionError as error:
+                raise _Stop(action_line, str(error)) from None
+            except IllegalAction as error:
+                raise _Stop(action_line, f"illegal action {act.action!r}: {error}") from None
+            yield "action"
+        if hand_rec.end is None:
+            if (
+                rec.end is not None
+                and rec.end[1].failure is not None
+                and index == len(rec.hands) - 1
+            ):
+                continue  # the game was forfeited during this hand
+            raise _Stop(line, f"hand {game.hand_number} has no hand_end line")
+        end_line, hand_end = hand_rec.end
+        result = hand.result
+        if result is None:
+            raise _Stop(end_line, f"the record ends hand {game.hand_number}, but it is not over")
+        _expect(end_line, "end", hand_end.end, result.end.value)
+        _expect(end_line, "winner", hand_end.winner, result.winner)
+        _expect(end_line, "points", hand_end.points, result.points)
+        _expect(end_line, "doubled", hand_end.doubled, result.doubled)
+        _expect(end_line, "scores", hand_end.scores, game.scores)
+        if result.show_down is not None:
+            sd = result.show_down
+            _expect(end_line, "knocker deadwood", hand_end.knocker_deadwood, sd.knocker_deadwood)
+            _expect(end_line, "defender deadwood", hand_end.defender_deadwood, sd.defender_deadwood)
+    if rec.end is None:
+        raise _Stop(rec.line, "the game has no game_end line")
+    end_line, end = rec.end
+    if end.failure is None and tags.single_hand:
+        first = game.results[0] if game.results else None
+        if first is None:
+            raise _Stop(end_line, "the single hand did not end")
+        _expect(end_line, "winner of the hand", end.winner, first.winner)
+        _expect(end_line, "scores", end.scores, game.scores)
+    elif end.failure is None:
+        if game.result is None:
+            raise _Stop(end_line, "the record ends the game, but nobody reached the target")
+        _expect(end_line, "game winner", end.winner, game.result.winner)
+        _expect(end_line, "final scores", end.scores, list(game.result.scores))
+        _expect(end_line, "hands played", end.hands, game.result.hands_played)
+    else:
+        if game.result is not None or (tags.single_hand and game.results):
+            raise _Stop(end_line, "a forfeit recorded after the game was already over")
+        _expect(end_line, "winner of a forfeit", end.winner, 1 - end.failure.seat)
+        _expect(end_line, "scores at the forfeit", hand_end.scores, game.scores)
+
+
+__all__ = ["Disagreement", "RecordError", "Verdict", "judge"]

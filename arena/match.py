@@ -1,0 +1,232 @@
+"""A match: games (or single hands) between two bots, optionally mirrored, with forfeits,
+restarts and a record.
+
+Game seeds come from a SplitMix64 stream seeded with the match seed: deal ``k`` uses its ``k``-th
+output. With ``mirror`` every deal is played twice, the bots swapping seats, so the luck of the
+cards cancels out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from arena.botspec import BotSpec
+from arena.connection import BotError, BotStartupError, Connection
+from arena.record import BotTag, Writer
+from arena.referee import Clock, GameOutcome, Referee
+from engine.deck import SplitMix64
+from engine.rules import Rules
+
+
+class MatchError(RuntimeError):
+    """The match cannot go on: a bot that cannot start at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameReport:
+    """One game of a match, by bot (index into the match's bots) rather than by seat."""
+
+    number: int
+    seed: int
+    seats: tuple[int, int]
+    outcome: GameOutcome
+
+    @property
+    def winner(self) -> int | None:
+        w = self.outcome.winner
+        return None if w is None else self.seats[w]
+
+    @property
+    def failed(self) -> int | None:
+        f = self.outcome.failure
+        return None if f is None else self.seats[f.seat]
+
+    def points(self, bot: int) -> int:
+        return self.outcome.scores[self.seats.index(bot)]
+
+
+@dataclass
+class MatchResult:
+    names: tuple[str, str]
+    seed: int
+    rules: Rules
+    games: list[GameReport] = field(default_factory=list)
+    versions: list[str] = field(default_factory=lambda: ["", ""])
+
+    def wins(self, bot: int) -> int:
+        return sum(1 for g in self.games if g.winner == bot)
+
+    def draws(self) -> int:
+        return sum(1 for g in self.games if g.winner is None)
+
+    def failures(self, bot: int) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for g in self.games:
+            if g.failed == bot and g.outcome.failure is not None:
+                reason = g.outcome.failure.reason
+                out[reason] = out.get(reason, 0) + 1
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        games = []
+        for g in self.games:
+            item: dict[str, Any] = {
+                "game": g.number,
+                "seed": g.seed,
+                "seats": [self.names[g.seats[0]], self.names[g.seats[1]]],
+                "winner": None if g.winner is None else self.names[g.winner],
+                "scores": {self.names[b]: g.points(b) for b in (0, 1)},
+                "hands": g.outcome.hands,
+                "reason": g.outcome.reason,
+            }
+            if g.outcome.failure is not None and g.failed is not None:
+                item["failed"] = self.names[g.failed]
+                item["message"] = g.outcome.failure.message
+                if g.outcome.failure.rule:
+                    item["rule"] = g.outcome.failure.rule
+            games.append(item)
+        return {
+            "bots": list(self.names),
+            "versions": self.versions,
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "games": games,
+            "summary": {
+                self.names[b]: {
+                    "wins": self.wins(b),
+                    "losses": self.wins(1 - b),
+                    "draws": self.draws(),
+                    "failures": self.failures(b),
+                }
+                for b in (0, 1)
+            },
+        }
+
+
+def game_seeds(seed: int) -> Iterator[int]:
+    rng = SplitMix64(seed)
+    while True:
+        yield rng.next()
+
+
+@dataclass
+class Match:
+    """Two bots, the rules, the clock and how many games."""
+
+    bots: tuple[BotSpec, BotSpec]
+    rules: Rules
+    clock: Clock = field(default_factory=Clock)
+    games: int = 2
+    single_hands: bool = False
+    seed: int = 0
+    mirror: bool = False
+    in_process: bool = True
+    memory_mb: int | None = None
+    cpu_seconds: int | None = None
+    workdir: Path | None = None
+
+    def names(self) -> tuple[str, str]:
+        a, b = self.bots[0].name, self.bots[1].name
+        if a == b:
+            return f"{a}#1", f"{b}#2"
+        return a, b
+
+    def play(
+        self,
+        record: IO[str] | None = None,
+        on_game: Callable[[GameReport, MatchResult], None] | None = None,
+    ) -> MatchResult:
+        """Play the whole match. Raises :class:`MatchError` if a bot cannot start."""
+        names = self.names()
+        result = MatchResult(names, self.seed, self.rules)
+        with contextlib.ExitStack() as stack:
+            workdir = self.workdir
+            if workdir is None:
+                workdir = Path(
+                    stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-arena-"))
+                )
+            referee = Referee(self.rules, self.clock)
+            connections: list[Connection | None] = [None, None]
+            readies = ["", ""]
+
+            def connect(bot: int) -> Connection:
+                conn = self.bots[bot].connect(
+                    workdir, self.in_process, self.memory_mb, self.cpu_seconds, names[bot]
+                )
+                try:
+                    ready = conn.start(referee.hello(bot, names[1 - bot]), self.clock.startup)
+                except BotError as error:
+                    conn.close()
+                    log = f" (its stderr: {conn.log_path})" if conn.log_path else ""
+                    raise MatchError(
+                        f"bot {names[bot]!r} could not start: {error.detail}{log}"
+                    ) from None
+                readies[bot] = ready.bot_version
+                return conn
+
+            def close_all() -> None:
+                for conn in connections:
+                    if conn is not None:
+                        conn.close()
+
+            stack.callback(close_all)
+            for bot in (0, 1):
+                connections[bot] = connect(bot)
+            result.versions = readies
+            writer = None
+            if record is not None:
+                writer = Writer(
+                    record,
+                    date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                    match={
+                        "seed": self.seed,
+                        "mirror": self.mirror,
+                        "single_hands": self.single_hands,
+                    },
+                )
+                referee.recorder = writer
+            seeds = game_seeds(self.seed)
+            deal_seed = 0
+            for number in range(1, self.games + 1):
+                swap = self.mirror and number % 2 == 0
+                if not self.mirror or number % 2 == 1:
+                    deal_seed = next(seeds)
+                seats = (1, 0) if swap else (0, 1)
+                if writer is not None:
+                    writer.bots = [
+                        BotTag(
+                            name=names[b],
+                            command=self.bots[b].command_line,
+                            version=readies[b],
+                        )
+                        for b in seats
+                    ]
+                pair = [connections[seats[0]], connections[seats[1]]]
+                assert pair[0] is not None and pair[1] is not None
+                outcome = referee.play_game(
+                    [pair[0], pair[1]], deal_seed, number, single_hand=self.single_hands
+                )
+                report = GameReport(number, deal_seed, seats, outcome)
+                result.games.append(report)
+                if on_game:
+                    on_game(report, result)
+                if outcome.failure is not None and number < self.games:
+                    bot = seats[outcome.failure.seat]  # restart the bot that failed
+                    old = connections[bot]
+                    assert old is not None
+                    old.close()
+                    connections[bot] = None
+                    try:
+                        connections[bot] = connect(bot)
+                    except MatchError as error:
+                        raise MatchError(f"{error} (restarting after game {number})") from None
+        return result
+
+
+__all__ = ["BotStartupError", "GameReport", "Match", "MatchError", "MatchResult", "Sequence"]
