@@ -94,8 +94,14 @@ def parse_cards(text: str | Iterable[str]) -> CardSet:
     return CardSet(mask)
 
 
+def _check_mask(mask: int) -> None:
+    if not 0 <= mask <= FULL_DECK:
+        raise CardError(f"bad card set {mask!r}: a card set is a 52-bit mask (0 to 2**52 - 1)")
+
+
 def cards_of(mask: int) -> list[Card]:
     """The cards of a set, lowest index first."""
+    _check_mask(mask)
     out = []
     while mask:
         low = mask & -mask
@@ -111,6 +117,7 @@ def format_cards(mask: int) -> str:
 
 def deadwood_value(mask: int) -> int:
     """Sum of the values of the cards in ``mask``."""
+    _check_mask(mask)
     total = 0
     while mask:
         low = mask & -mask

@@ -1,5 +1,6 @@
-"""Reproducible deals: a SplitMix64 stream and a Fisher-Yates shuffle, specified exactly so that
-any implementation can deal the same cards from the same seed (R4, R5; see docs/RULES.md).
+"""Reproducible deals (R21): a SplitMix64 stream and a Fisher-Yates shuffle, specified exactly so
+that any implementation can deal the same cards from the same seed (see docs/RULES.md). The deal
+layout itself is R5; the first dealer (R4) is drawn from the game's stream in engine.game.
 
 A deck order is a tuple of the 52 cards; ``deck[0]`` is dealt first (to the non-dealer), cards
 alternate between the players until each has ten, ``deck[20]`` is the first upcard and
@@ -59,14 +60,14 @@ def shuffled_deck(seed: int) -> tuple[int, ...]:
 def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     """Validate an explicit deck order: the 52 cards, each once."""
     order = tuple(deck)
-    if len(order) != 52 or sorted(order) != list(range(52)):
-        seen: set[int] = set()
-        for card in order:
-            if not isinstance(card, int) or not 0 <= card < 52:
-                raise CardError(f"bad deck: {card!r} is not a card index 0..51")
-            if card in seen:
-                raise CardError(f"bad deck: {CARD_NAMES[card]} appears twice")
-            seen.add(card)
+    seen: set[int] = set()
+    for card in order:
+        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < 52:
+            raise CardError(f"bad deck: {card!r} is not a card index 0..51")
+        if card in seen:
+            raise CardError(f"bad deck: {CARD_NAMES[card]} appears twice")
+        seen.add(card)
+    if len(order) != 52:
         missing = [CARD_NAMES[c] for c in range(52) if c not in seen]
         raise CardError(f"bad deck: {len(order)} cards, missing {' '.join(missing)}")
     return order

@@ -92,13 +92,15 @@ class Game:
         """Score a hand that was finished outside :meth:`apply` (e.g. with apply_unchecked)."""
         if self.hand.result is not result:
             raise GameError("record() takes the result of the current hand")
+        if self.results and self.results[-1] is result:
+            raise GameError("this hand's result is already scored")
         self._score(result)
 
     def _score(self, result: HandResult) -> None:
         rules = self.rules
         self.results.append(result)
         winner = result.winner
-        if winner is None:  # R4, R11: drawn; the same dealer deals again
+        if winner is None:  # R4, R11, R17: drawn; the same dealer deals again
             return
         self.scores[winner] += result.points
         self.hands_won[winner] += 1

@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from engine.cards import CARD_NAMES, SPADES, VALUES, CardError, format_cards, parse_card
+from engine.cards import (
+    CARD_NAMES,
+    SPADES,
+    VALUES,
+    CardError,
+    format_cards,
+    parse_card,
+    parse_cards,
+)
 from engine.deck import check_deck, shuffled_deck
 from engine.melds import (
     LayOff,
@@ -76,8 +84,8 @@ class Action:
         if kind is ActionKind.DRAW_DISCARD:
             return "draw discard"
         text = kind.value if self.card is None else f"{kind.value} {CARD_NAMES[self.card]}"
-        if self.melds:
-            text += "".join(f" / {format_cards(m)}" for m in self.melds)
+        if self.melds is not None:
+            text += "".join(f" / {format_cards(m)}" for m in self.melds) if self.melds else " /"
         return text
 
     def __repr__(self) -> str:
@@ -102,11 +110,10 @@ class Action:
                 if not groups:
                     return BIG_GIN if card is None else KNOCKS[card]
                 melds = []
+                if groups == [""]:  # "knock 7H /": declared, no melds at all
+                    groups = []
                 for group in groups:
-                    mask = 0
-                    for token in group.split():
-                        mask |= 1 << parse_card(token)
-                    melds.append(mask)
+                    melds.append(int(parse_cards(group)))
                 return cls(ActionKind.KNOCK, card, tuple(melds))
         except CardError as error:
             raise ActionError(f"bad action {text!r}: {error}") from None
@@ -394,6 +401,8 @@ class Hand:
         kind = action.kind
         if phase is Phase.FINISHED:
             raise IllegalAction("R7", "the hand is over: no more actions", action)
+        if action.melds is not None and kind is not ActionKind.KNOCK:
+            raise IllegalAction("R7", "only a knock declares melds", action)
         if phase is Phase.FIRST_UPCARD:
             if kind is ActionKind.DRAW_STOCK:
                 raise IllegalAction(
@@ -555,7 +564,10 @@ class Hand:
         if action.melds is not None:
             melds = tuple(sorted(int(m) for m in action.melds))
         else:
-            melds = knock_arrangement(h).melds  # R20
+            dead = 0
+            for c in self.pile:
+                dead |= 1 << c
+            melds = knock_arrangement(h, dead).melds  # R20
         melded = 0
         for m in melds:
             melded |= m
@@ -580,13 +592,13 @@ class Hand:
             defender_deadwood_cards=spread.deadwood_cards,
             defender_deadwood=dd,
         )
-        if kd == 0 and card is None:
+        if kd == 0 and card is None:  # R19
             end, winner, points = HandEnd.BIG_GIN, knocker, dd + rules.big_gin_bonus
-        elif kd == 0:
+        elif kd == 0:  # R14: never undercut
             end, winner, points = HandEnd.GIN, knocker, dd + rules.gin_bonus
-        elif kd < dd or (kd == dd and not rules.undercut_on_tie):
+        elif kd < dd or (kd == dd and not rules.undercut_on_tie):  # R12 (a tie: O4)
             end, winner, points = HandEnd.KNOCK, knocker, dd - kd
-        else:
+        else:  # R13: the defender has as little deadwood or less
             end, winner, points = HandEnd.UNDERCUT, defender, kd - dd + rules.undercut_bonus
         doubled = (
             rules.oklahoma and rules.oklahoma_spades_double and self.first_upcard // 13 == SPADES

@@ -241,7 +241,8 @@ def discard_deadwoods(cards: int) -> dict[int, int]:
 
 
 def is_meld(meld: int) -> bool:
-    """True if ``meld`` is a set (3 or 4 cards of one rank) or a run (3+ consecutive, one suit)."""
+    """True if ``meld`` is a set (3 or 4 cards of one rank) or a run (3+ consecutive, one suit)
+    (R3). The Ace is low: ranks never wrap from King to Ace (R1)."""
     n = meld.bit_count()
     if n < 3 or meld < 0 or meld > FULL_DECK:
         return False
@@ -259,6 +260,8 @@ def is_meld(meld: int) -> bool:
 
 def meld_error(meld: int) -> str | None:
     """Why ``meld`` is not a meld, in words, or None if it is one."""
+    if not isinstance(meld, int) or not 0 <= meld <= FULL_DECK:
+        return f"{meld!r} is not a meld: not a 52-bit card mask"
     if is_meld(meld):
         return None
     cards = format_cards(meld)
@@ -284,10 +287,11 @@ def check_arrangement(cards: int, melds: Sequence[int]) -> int:
     """
     cards = int(cards)
     used = 0
-    for meld in map(int, melds):
+    for meld in melds:
         why = meld_error(meld)
         if why:
-            raise MeldError(why)
+            raise MeldError(why, "R1" if "(R1)" in why else "R3")
+        meld = int(meld)
         if meld & ~cards:
             raise MeldError(
                 f"[{format_cards(meld)}]: {format_cards(meld & ~cards)} not in the hand "
@@ -440,19 +444,22 @@ def _run_ends(run: int) -> int:
     return ends
 
 
-def knock_arrangement(cards: int) -> Arrangement:
+def knock_arrangement(cards: int, dead: int = 0) -> Arrangement:
     """The arrangement the engine declares for a knocker who declares none (R20).
 
     Among the arrangements with least deadwood: the fewest cards a defender could lay off directly
-    (:func:`lay_off_exposure`), then the fewest melds, then the deadwood cards with the lowest mask,
-    then the melds (each as its mask, in ascending order) first in lexicographic order.
+    (:func:`lay_off_exposure`, not counting the ``dead`` cards, which the defender cannot hold:
+    the discard pile, the knock's discard included), then the fewest melds, then the deadwood
+    cards with the lowest mask, then the melds (each as its mask, in ascending order) first in
+    lexicographic order.
     """
     h = int(cards)
     options = all_arrangements(h)
+    unavailable = h | int(dead)
     return min(
         options,
         key=lambda a: (
-            lay_off_exposure(a.melds, h).bit_count(),
+            lay_off_exposure(a.melds, unavailable).bit_count(),
             len(a.melds),
             a.deadwood_cards,
             a.melds,
