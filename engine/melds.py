@@ -199,7 +199,16 @@ def best_discards(cards: int, forbidden: int = 0) -> tuple[int, int]:
     a, b, c, d = h & 8191, h >> 13 & 8191, h >> 26 & 8191, h >> 39
     best = 1000
     mask = 0
-    for m in _set_choices(h, a, b, c, d):
+    if not ((a & b & (c | d)) | (c & d & (a | b))):  # runs only: no set choice to weigh
+        gain = max(DISCARD_GAIN[a], DISCARD_GAIN[b], DISCARD_GAIN[c], DISCARD_GAIN[d])
+        best = RUN_DEADWOOD[a] + RUN_DEADWOOD[b] + RUN_DEADWOOD[c] + RUN_DEADWOOD[d] - gain
+        for s, p in enumerate((a, b, c, d)):
+            if DISCARD_GAIN[p] == gain:
+                mask |= BEST_DISCARDS[p] << (13 * s)
+        choices: list[int] = []
+    else:
+        choices = _set_choices(h, a, b, c, d)
+    for m in choices:
         r = h ^ m
         pats = (r & 8191, r >> 13 & 8191, r >> 26 & 8191, r >> 39)
         total = sum(RUN_DEADWOOD[p] for p in pats)

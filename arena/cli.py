@@ -1,0 +1,85 @@
+"""The ``gin-arena`` command line: one parser, one subcommand per tool.
+
+Each command lives in its own module, which provides ``add_arguments(parser)`` to declare its
+options and ``run(args) -> int`` to carry it out; :data:`COMMANDS` lists them and is the only thing
+to extend when a command is added (``match``, ``tournament``, ``protocol``, ``replay``, ``judge``,
+``check-bot`` ...). Exit codes are shared: 0 success, 1 the command ran but found a problem (a bad
+input line, a failed check), 2 a usage error. A command reports bad arguments by raising
+:class:`ValueError` (every engine error is one); :func:`main` prints it as
+``gin-arena COMMAND: error: MESSAGE`` on stderr, the way argparse reports its own usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from arena import solve
+
+PROG = "gin-arena"
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_USAGE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A subcommand: its name, its one-line help, and the module functions that implement it."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    description: str | None = None
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("solve", solve.HELP, solve.add_arguments, solve.run, solve.DESCRIPTION),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="The reference referee for Gin Rummy bots."
+    )
+    subparsers = parser.add_subparsers(
+        title="commands", dest="command", metavar="COMMAND", required=True
+    )
+    for command in COMMANDS:
+        sub = subparsers.add_parser(
+            command.name,
+            help=command.help,
+            description=command.description or command.help,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.add_arguments(sub)
+        sub.set_defaults(command_run=command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``gin-arena`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # argparse has printed the help or a usage error
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    run: Callable[[argparse.Namespace], int] = args.command_run
+    try:
+        return run(args)
+    except ValueError as error:
+        print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (``gin-arena solve --jsonl < hands | head``): stop quietly, and
+        # point stdout at devnull so that the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PROBLEM
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
