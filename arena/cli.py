@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena import solve
+from arena import match_cmd, protocol_cmd, records_cmd, solve
 
 PROG = "gin-arena"
 
@@ -38,7 +38,29 @@ class Command:
 
 
 COMMANDS: tuple[Command, ...] = (
+    Command("match", match_cmd.HELP, match_cmd.add_arguments, match_cmd.run, match_cmd.DESCRIPTION),
+    Command(
+        "replay",
+        records_cmd.REPLAY_HELP,
+        records_cmd.add_replay_arguments,
+        records_cmd.run_replay,
+        records_cmd.REPLAY_DESCRIPTION,
+    ),
+    Command(
+        "judge",
+        records_cmd.JUDGE_HELP,
+        records_cmd.add_judge_arguments,
+        records_cmd.run_judge,
+        records_cmd.JUDGE_DESCRIPTION,
+    ),
     Command("solve", solve.HELP, solve.add_arguments, solve.run, solve.DESCRIPTION),
+    Command(
+        "protocol",
+        protocol_cmd.HELP,
+        protocol_cmd.add_arguments,
+        protocol_cmd.run,
+        protocol_cmd.DESCRIPTION,
+    ),
 )
 
 
