@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena import match_cmd, protocol_cmd, records_cmd, solve
+from arena import match_cmd, protocol_cmd, records_cmd, solve, tournament_cmd
 
 PROG = "gin-arena"
 
@@ -38,6 +38,20 @@ class Command:
 
 
 COMMANDS: tuple[Command, ...] = (
+    Command(
+        "tournament",
+        tournament_cmd.HELP,
+        tournament_cmd.add_arguments,
+        tournament_cmd.run_command,
+        tournament_cmd.DESCRIPTION,
+    ),
+    Command(
+        "ratings",
+        tournament_cmd.RATINGS_HELP,
+        tournament_cmd.add_ratings_arguments,
+        tournament_cmd.run_ratings,
+        tournament_cmd.RATINGS_DESCRIPTION,
+    ),
     Command("match", match_cmd.HELP, match_cmd.add_arguments, match_cmd.run, match_cmd.DESCRIPTION),
     Command(
         "replay",

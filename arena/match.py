@@ -25,7 +25,20 @@ from engine.rules import Rules
 
 
 class MatchError(RuntimeError):
-    """The match cannot go on: a bot that cannot start at all."""
+    """The match cannot go on: a bot that cannot start at all (``bot`` is its index)."""
+
+    def __init__(self, message: str, bot: int) -> None:
+        super().__init__(message)
+        self.bot = bot
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A game to play: its number, its deal seed and which bot sits in each seat."""
+
+    number: int
+    seed: int
+    seats: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +150,27 @@ class Match:
             return f"{a}#1", f"{b}#2"
         return a, b
 
+    def plan(self) -> list[Planned]:
+        """The games of the match: deal seeds from the match seed, seats swapped on the second
+        game of each mirrored deal."""
+        seeds = game_seeds(self.seed)
+        games = []
+        deal_seed = 0
+        for number in range(1, self.games + 1):
+            if not self.mirror or number % 2 == 1:
+                deal_seed = next(seeds)
+            swap = self.mirror and number % 2 == 0
+            games.append(Planned(number, deal_seed, (1, 0) if swap else (0, 1)))
+        return games
+
     def play(
         self,
         record: IO[str] | None = None,
         on_game: Callable[[GameReport, MatchResult], None] | None = None,
+        plan: Sequence[Planned] | None = None,
     ) -> MatchResult:
-        """Play the whole match. Raises :class:`MatchError` if a bot cannot start."""
+        """Play the whole match (or the games of ``plan``). Raises :class:`MatchError` if a bot
+        cannot start."""
         names = self.names()
         result = MatchResult(names, self.seed, self.rules)
         with contextlib.ExitStack() as stack:
@@ -165,7 +193,7 @@ class Match:
                     conn.close()
                     log = f" (its stderr: {conn.log_path})" if conn.log_path else ""
                     raise MatchError(
-                        f"bot {names[bot]!r} could not start: {error.detail}{log}"
+                        f"bot {names[bot]!r} could not start: {error.detail}{log}", bot
                     ) from None
                 readies[bot] = ready.bot_version
                 return conn
@@ -191,13 +219,9 @@ class Match:
                     },
                 )
                 referee.recorder = writer
-            seeds = game_seeds(self.seed)
-            deal_seed = 0
-            for number in range(1, self.games + 1):
-                swap = self.mirror and number % 2 == 0
-                if not self.mirror or number % 2 == 1:
-                    deal_seed = next(seeds)
-                seats = (1, 0) if swap else (0, 1)
+            games = self.plan() if plan is None else plan
+            for index, planned in enumerate(games):
+                number, deal_seed, seats = planned.number, planned.seed, planned.seats
                 if writer is not None:
                     writer.bots = [
                         BotTag(
@@ -216,7 +240,7 @@ class Match:
                 result.games.append(report)
                 if on_game:
                     on_game(report, result)
-                if outcome.failure is not None and number < self.games:
+                if outcome.failure is not None and index + 1 < len(games):
                     bot = seats[outcome.failure.seat]  # restart the bot that failed
                     old = connections[bot]
                     assert old is not None
@@ -225,8 +249,10 @@ class Match:
                     try:
                         connections[bot] = connect(bot)
                     except MatchError as error:
-                        raise MatchError(f"{error} (restarting after game {number})") from None
+                        raise MatchError(
+                            f"{error} (restarting after game {number})", error.bot
+                        ) from None
         return result
 
 
-__all__ = ["BotStartupError", "GameReport", "Match", "MatchError", "MatchResult", "Sequence"]
+__all__ = ["BotStartupError", "GameReport", "Match", "MatchError", "MatchResult", "Planned"]

@@ -10,6 +10,7 @@ handshake) overruns its deadline by :data:`BACKSTOP_SECONDS`, whatever the main 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import queue
 import signal
@@ -17,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final
 
@@ -44,6 +45,30 @@ QUIT_WAIT_SECONDS: Final = 0.5
 
 _PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TZ", "SYSTEMROOT")
 _EOF: Final = b""
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl
+
+
+_PRCTL: Final = _load_prctl()  # looked up here, so that a child between fork and exec only calls it
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (so that a referee killed with
+    SIGKILL leaves no bot or worker behind); a no-op elsewhere. ``parent`` closes the race with
+    a parent that died before the call."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if parent is not None and os.getppid() != parent:
+            os._exit(1)
 
 
 def minimal_env(extra: Mapping[str, str] | None, home: Path) -> dict[str, str]:
@@ -93,6 +118,7 @@ class ProcessConnection(Connection):
         self._watch = threading.Condition()
         self._killed_by_watchdog = False
         self._closed = False
+        self._parent = os.getpid()
 
     @property
     def log_path(self) -> str:
@@ -104,9 +130,10 @@ class ProcessConnection(Connection):
 
     # -- start ------------------------------------------------------------------------------
 
-    def _limits(self) -> None:  # runs in the child before exec
+    def _before_exec(self) -> None:  # runs in the child between fork and exec
         import resource
 
+        die_with_parent(self._parent)
         if self.memory_mb:
             size = self.memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -116,6 +143,7 @@ class ProcessConnection(Connection):
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._parent = os.getpid()
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -125,8 +153,8 @@ class ProcessConnection(Connection):
                 cwd=self.cwd or self.workdir,
                 env=minimal_env(self.extra_env, self.workdir),
                 start_new_session=True,
-                # Only setrlimit runs between fork and exec, which is safe with threads around.
-                preexec_fn=self._limits if (self.memory_mb or self.cpu_seconds) else None,  # noqa: PLW1509
+                # Only prctl and setrlimit run between fork and exec, safe with threads around.
+                preexec_fn=self._before_exec,  # noqa: PLW1509
                 bufsize=0,
             )
         except OSError as error:

@@ -1,0 +1,160 @@
+"""Standings: ratings fitted on every game of a tournament, with the failure counts, as a table
+for people or JSON/CSV for machines."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.connection import FAILURE_REASONS
+from arena.ratings import Fit, Result, fit
+from arena.store import GameRow
+
+FORMATS = ("table", "json", "csv")
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    fit: Fit
+    failures: dict[str, dict[str, int]]
+    games: int
+
+    def to_json(self) -> dict[str, Any]:
+        bots = []
+        for rank, r in enumerate(self.fit.ratings, 1):
+            bots.append(
+                {
+                    "rank": rank,
+                    "name": r.name,
+                    "elo": round(r.elo, 1),
+                    "ci95": [round(r.low, 1), round(r.high, 1)],
+                    "games": r.games,
+                    "wins": r.wins,
+                    "losses": r.losses,
+                    "draws": r.draws,
+                    "score": round(r.score, 4),
+                    "los_next": None if r.los_next is None else round(r.los_next, 4),
+                    "failures": self.failures[r.name],
+                    "crosstable": self.fit.crosstable[r.name],
+                }
+            )
+        return {"games": self.games, "bots": bots}
+
+
+def standings(
+    names: Sequence[str], games: Sequence[GameRow], anchor: str | None = None
+) -> Standings:
+    results = []
+    failures = {name: dict.fromkeys(FAILURE_REASONS, 0) for name in names}
+    for g in games:
+        score = 0.5 if g.winner is None else (1.0 if g.winner == g.seat0 else 0.0)
+        results.append(Result(g.seat0, g.seat1, score))
+        if g.failed is not None and g.failed in failures:
+            failures[g.failed][g.reason] = failures[g.failed].get(g.reason, 0) + 1
+    return Standings(fit(names, results, anchor), failures, len(games))
+
+
+_FAILURE_COLUMNS = (
+    ("timeout", "time"),
+    ("crash", "crash"),
+    ("illegal", "illegal"),
+    ("malformed", "malformed"),
+    ("protocol", "protocol"),
+    ("startup", "startup"),
+)
+
+
+def render_csv(table: Standings) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "rank",
+            "name",
+            "elo",
+            "low",
+            "high",
+            "games",
+            "wins",
+            "losses",
+            "draws",
+            "score",
+            "los_next",
+            *(reason for reason, _ in _FAILURE_COLUMNS),
+        ]
+    )
+    for rank, r in enumerate(table.fit.ratings, 1):
+        writer.writerow(
+            [
+                rank,
+                r.name,
+                f"{r.elo:.1f}",
+                f"{r.low:.1f}",
+                f"{r.high:.1f}",
+                r.games,
+                r.wins,
+                r.losses,
+                r.draws,
+                f"{r.score:.4f}",
+                "" if r.los_next is None else f"{r.los_next:.4f}",
+                *(table.failures[r.name].get(reason, 0) for reason, _ in _FAILURE_COLUMNS),
+            ]
+        )
+    return out.getvalue()
+
+
+def render_json(table: Standings) -> str:
+    return json.dumps(table.to_json(), indent=2) + "\n"
+
+
+def render_table(table: Standings) -> str:
+    """A plain-text table (rich renders it; no colour codes, so it reads the same in a file)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    grid = Table(
+        title=f"Standings after {table.games} games", title_justify="left", box=box.SIMPLE_HEAD
+    )
+    for header, justify in (
+        ("#", "right"),
+        ("bot", "left"),
+        ("Elo", "right"),
+        ("95% interval", "right"),
+        ("games", "right"),
+        ("won", "right"),
+        ("lost", "right"),
+        ("score", "right"),
+        ("LOS", "right"),
+    ):
+        grid.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for _, title in _FAILURE_COLUMNS:
+        grid.add_column(title, justify="right", no_wrap=True)
+    for rank, r in enumerate(table.fit.ratings, 1):
+        grid.add_row(
+            str(rank),
+            r.name,
+            f"{r.elo:+.0f}",
+            f"[{r.low:+.0f}, {r.high:+.0f}]",
+            str(r.games),
+            str(r.wins),
+            str(r.losses),
+            f"{r.score:.1%}",
+            "" if r.los_next is None else f"{r.los_next:.0%}",
+            *(str(table.failures[r.name].get(reason, 0) or "-") for reason, _ in _FAILURE_COLUMNS),
+        )
+    out = io.StringIO()
+    Console(file=out, width=400, color_system=None, force_terminal=False).print(grid)
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+
+
+def render(table: Standings, fmt: str) -> str:
+    if fmt == "json":
+        return render_json(table)
+    if fmt == "csv":
+        return render_csv(table)
+    return render_table(table)
