@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena import match_cmd, protocol_cmd, records_cmd, solve, tournament_cmd
+from arena import checkbot, match_cmd, protocol_cmd, records_cmd, solve, tournament_cmd
 
 PROG = "gin-arena"
 
@@ -67,6 +67,7 @@ COMMANDS: tuple[Command, ...] = (
         records_cmd.run_judge,
         records_cmd.JUDGE_DESCRIPTION,
     ),
+    Command("check-bot", checkbot.HELP, checkbot.add_arguments, checkbot.run, checkbot.DESCRIPTION),
     Command("solve", solve.HELP, solve.add_arguments, solve.run, solve.DESCRIPTION),
     Command(
         "protocol",

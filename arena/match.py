@@ -234,7 +234,7 @@ class Match:
                 pair = [connections[seats[0]], connections[seats[1]]]
                 assert pair[0] is not None and pair[1] is not None
                 outcome = referee.play_game(
-                    [pair[0], pair[1]], deal_seed, number, single_hand=self.single_hands
+                    [pair[0], pair[1]], deal_seed, number=number, single_hand=self.single_hands
                 )
                 report = GameReport(number, deal_seed, seats, outcome)
                 result.games.append(report)

@@ -119,6 +119,8 @@ class ProcessConnection(Connection):
         self._killed_by_watchdog = False
         self._closed = False
         self._parent = os.getpid()
+        self.quit_by_itself: bool | None = None
+        """After close(): whether the bot exited on quit before the kill."""
 
     @property
     def log_path(self) -> str:
@@ -282,6 +284,24 @@ class ProcessConnection(Connection):
         self._check_quiet(message)
         self._write(message, BACKSTOP_SECONDS)
 
+    def send_line(self, line: bytes) -> None:
+        """Send a raw line (the bot checker's probes of unknown messages)."""
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise BotCrashed("is not running", self.name)
+        self._arm(BACKSTOP_SECONDS)
+        try:
+            proc.stdin.write(line.rstrip(b"\n") + b"\n")
+        except (OSError, ValueError):
+            raise BotCrashed(self._exit_note(), self.name) from None
+        finally:
+            self._arm(None)
+
+    @property
+    def exit_code(self) -> int | None:
+        """The exit status once the bot has ended (negative: killed by that signal)."""
+        return None if self._proc is None else self._proc.poll()
+
     def _check_quiet(self, message: m.Message) -> None:
         """Anything the bot sent unasked is a protocol violation (a reply to nothing)."""
         try:
@@ -326,6 +346,7 @@ class ProcessConnection(Connection):
                 proc.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(QUIT_WAIT_SECONDS)
+        self.quit_by_itself = proc.poll() is not None
         self._kill()  # the group: children the bot left behind go too
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)

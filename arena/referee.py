@@ -131,14 +131,21 @@ class Referee:
         self,
         connections: Sequence[Connection],
         seed: int,
+        *,
         number: int = 1,
         tags: dict[str, object] | None = None,
         single_hand: bool = False,
+        decks: Sequence[Sequence[int]] = (),
+        first_dealer: int | None = None,
     ) -> GameOutcome:
         """Play one game from ``seed`` (only its first hand with ``single_hand``; that hand's
-        winner, if any, wins). A bot's failure forfeits the game to its opponent."""
+        winner, if any, wins). A bot's failure forfeits the game to its opponent.
+
+        ``decks`` (scripted deals, as the bot checker uses) replace the seeded deals of the first
+        hands, and ``first_dealer`` the seeded first dealer; such a game cannot be re-judged from
+        its seed alone."""
         seats = [_Seat(c, self.clock.bank) for c in connections]
-        game = Game(self.rules, seed)
+        game = Game(self.rules, seed, first_dealer, decks[0] if decks else None)
         started = time.perf_counter()
         if self.recorder:
             self.recorder.game_start(
@@ -171,7 +178,7 @@ class Referee:
                 self._play_hand(game, seats)
                 if game.result is not None or single_hand:
                     break
-                game.next_hand()
+                game.next_hand(decks[len(game.results)] if len(game.results) < len(decks) else None)
         except BotError as error:
             assert error.seat is not None, "every bot failure is tagged with its seat"
             failed = error.seat

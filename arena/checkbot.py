@@ -1,0 +1,341 @@
+"""``gin-arena check-bot``: play a bot through scripted situations that cover every phase and
+request type (first-upcard offer, draw, discard, a knock, a show-down with lay-offs, a drawn hand,
+a game end, a second game) and check the handshake, reply ids, legality, stdout hygiene, response
+times and a clean exit. One line per check; a non-zero exit on any failure."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.botspec import BotSpec, load_bots_file, resolve
+from arena.connection import BotError, Connection, InProcessConnection
+from arena.match_cmd import add_clock_arguments, clock_from
+from arena.process import ProcessConnection
+from arena.referee import Clock, GameOutcome, Referee
+from bots.greedy import GreedyBot
+from engine.cards import parse_card, parse_cards
+from engine.rules import HOYLE, Rules
+from protocol import messages as m
+
+HELP = "check a bot against the protocol and the rules, situation by situation"
+DESCRIPTION = """\
+Play a bot through scripted situations covering every phase and request type, against the built-in
+greedy bot, and check: the handshake, that every reply echoes its request's id and is legal, that
+stdout carries only protocol messages, that unknown message types are ignored, response times, and
+that the bot exits when told to quit. Prints one line per check; exits 1 if any check fails.
+
+examples:
+  gin-arena check-bot "python3 mybot.py"
+  gin-arena check-bot "node bots/examples/javascript/ginbot.js" --move-time 0.5
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class _Seen:
+    phases: set[str] = field(default_factory=set)
+    knock_offered: bool = False
+    events: set[str] = field(default_factory=set)
+    lay_offs: int = 0
+    drawn_hands: int = 0
+    replies: int = 0
+    slowest: float = 0.0
+    total: float = 0.0
+
+
+class _Watch(Connection):
+    """The bot's connection, noting what it was asked and how fast it answered."""
+
+    def __init__(self, inner: Connection, seen: _Seen) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.seen = seen
+
+    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        return self.inner.start(hello, timeout)
+
+    def send(self, message: m.Message) -> None:
+        self.seen.events.add(message.type)
+        if isinstance(message, m.ShowDown):
+            self.seen.lay_offs += len(message.lay_offs)
+        if isinstance(message, m.HandEnd) and message.end == "drawn":
+            self.seen.drawn_hands += 1
+        self.inner.send(message)
+
+    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        self.seen.phases.add(request.phase)
+        if any(isinstance(a, m.KnockAction) for a in request.legal):
+            self.seen.knock_offered = True
+        reply, elapsed = self.inner.ask(request, timeout)
+        self.seen.replies += 1
+        self.seen.slowest = max(self.seen.slowest, elapsed)
+        self.seen.total += elapsed
+        return reply, elapsed
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def deck(dealer: int, bot: str, opponent: str, upcard: str, stock: str = "") -> list[int]:
+    """A deck order dealing ``bot`` to seat 0 and ``opponent`` to seat 1 (engine.deck layout)."""
+    hands = [[parse_card(c) for c in bot.split()], [parse_card(c) for c in opponent.split()]]
+    non_dealer, dealer_cards = hands[1 - dealer], hands[dealer]
+    order: list[int] = []
+    for a, b in zip(non_dealer, dealer_cards, strict=True):
+        order += [a, b]
+    order.append(parse_card(upcard))
+    order += [parse_card(c) for c in stock.split()]
+    used = set(order)
+    order += [c for c in range(52) if c not in used]
+    return order
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    rules: Rules
+    first_dealer: int
+    decks: tuple[list[int], ...]
+    goal: str
+
+
+SCENARIOS = (
+    Scenario(
+        "first upcard and a knock",
+        HOYLE.replace(game_target=1),
+        1,
+        (
+            deck(
+                1,
+                "AC 2C 3C 4D 5D 6D 7H 8H 9H KS",
+                "KC QD JH TS 9C 8D 7S 6C KD QS",
+                "2S",
+                "5S 4S",
+            ),
+        ),
+        "the bot is offered the first upcard and may knock on its first turn",
+    ),
+    Scenario(
+        "opponent knocks: show-down with lay-offs",
+        HOYLE.replace(game_target=1),
+        0,
+        (
+            deck(
+                0,
+                "4H 8H 9H TC AD 3D 5S 7S JS QS",
+                "5H 6H 7H 9C 9D 9S JC QC KC 2D",
+                "KH",
+                "3S",
+            ),
+        ),
+        "the bot deals; the opponent knocks and the bot lays off onto its melds",
+    ),
+    Scenario(
+        "a drawn hand, then a redeal",
+        HOYLE.replace(game_target=1, stock_exhausted_at=30),
+        1,
+        (
+            deck(
+                1,
+                "KC QC 9C 7C 5D KD JD 9H 7H 5S",
+                "KH QH JS 9S 7S TD 8D 6H 4C 2C",
+                "3H",
+            ),
+            deck(
+                1,
+                "KC QC 9C 7C 5D KD JD 9H 7H 5S",
+                "AS 2S 3S 4H 5H 6H 8C 8D 8S TS",
+                "3H",
+            ),
+        ),
+        "the stock runs down to its floor, the hand is drawn, the same dealer deals again",
+    ),
+)
+
+
+def _connect(spec: BotSpec, workdir: Path, in_process: bool) -> Connection:
+    return spec.connect(workdir, in_process=in_process)
+
+
+def check_bot(
+    spec: BotSpec, clock: Clock, workdir: Path, in_process: bool = False, games: int = 2
+) -> list[Check]:
+    """Run every check; return them in order."""
+    checks: list[Check] = []
+    seen = _Seen()
+    referee = Referee(HOYLE, clock)
+    inner = _connect(spec, workdir, in_process)
+    started = time.perf_counter()
+    try:
+        ready = inner.start(referee.hello(0, "greedy"), clock.startup)
+    except BotError as error:
+        log = f" (stderr: {inner.log_path})" if inner.log_path else ""
+        inner.close()
+        return [Check("handshake", False, f"{error.reason}: {error.detail}{log}")]
+    checks.append(
+        Check(
+            "handshake",
+            True,
+            f"ready in {time.perf_counter() - started:.2f} s: protocol {ready.protocol_version}, "
+            f"{ready.name!r} {ready.bot_version!r}"
+            + (f" by {ready.author}" if ready.author else ""),
+        )
+    )
+    bot: Connection = _Watch(inner, seen)
+    opponent = InProcessConnection("greedy", GreedyBot)
+    opponent.start(referee.hello(1, ready.name), clock.startup)
+
+    def restart() -> None:
+        nonlocal bot, inner
+        bot.close()
+        inner = _connect(spec, workdir, in_process)
+        with contextlib.suppress(BotError):  # a bot that cannot restart fails the next checks
+            inner.start(referee.hello(0, "greedy"), clock.startup)
+        bot = _Watch(inner, seen)
+
+    def play(
+        rules: Rules,
+        seed: int,
+        number: int,
+        decks: Sequence[Sequence[int]] = (),
+        first_dealer: int | None = None,
+    ) -> GameOutcome:
+        return Referee(rules, clock).play_game(
+            [bot, opponent], seed, number=number, decks=decks, first_dealer=first_dealer
+        )
+
+    # Unknown message types must be ignored.
+    if isinstance(inner, ProcessConnection):
+        try:
+            inner.send_line(b'{"type":"x_future_message","data":{"anything":[1,2,3]}}')
+        except BotError as error:
+            checks.append(
+                Check("ignores unknown messages", False, f"{error.reason}: {error.detail}")
+            )
+
+    number = 0
+    for scenario in SCENARIOS:
+        number += 1
+        outcome = play(
+            scenario.rules,
+            seed=number,
+            number=number,
+            decks=scenario.decks,
+            first_dealer=scenario.first_dealer,
+        )
+        checks.append(_judge(scenario.name, scenario.goal, outcome))
+        if outcome.failure is not None and outcome.failure.seat == 0:
+            restart()
+    for index in range(games):
+        number += 1
+        outcome = play(HOYLE, seed=1000 + index, number=number)
+        checks.append(_judge(f"full game {index + 1} against greedy", "to 100 points", outcome))
+        if outcome.failure is not None and outcome.failure.seat == 0:
+            restart()
+    if isinstance(inner, ProcessConnection) and not any(
+        c.name == "ignores unknown messages" for c in checks
+    ):
+        checks.append(
+            Check("ignores unknown messages", True, "an unknown message type changed nothing")
+        )
+    coverage = [
+        ("first_upcard", "first_upcard" in seen.phases),
+        ("draw", "draw" in seen.phases),
+        ("discard", "discard" in seen.phases),
+        ("knock offered", seen.knock_offered),
+        ("show_down", "show_down" in seen.events),
+        ("lay-offs", seen.lay_offs > 0),
+        ("drawn hand", seen.drawn_hands > 0),
+        ("game_end", "game_end" in seen.events),
+    ]
+    missing = [name for name, ok in coverage if not ok]
+    checks.append(
+        Check(
+            "situations covered",
+            not missing,
+            "every phase, a knock, a show-down with lay-offs, a drawn hand and a game end"
+            if not missing
+            else f"not reached: {', '.join(missing)}",
+        )
+    )
+    mean = seen.total / seen.replies if seen.replies else 0.0
+    checks.append(
+        Check(
+            "response times",
+            seen.slowest <= clock.move,
+            f"{seen.replies} replies, mean {mean * 1000:.1f} ms, "
+            f"slowest {seen.slowest * 1000:.1f} ms (move time {clock.move * 1000:.0f} ms)",
+        )
+    )
+    opponent.close()
+    bot.close()
+    if isinstance(inner, ProcessConnection):
+        quit_ok = bool(inner.quit_by_itself)
+        checks.append(
+            Check(
+                "exits on quit",
+                quit_ok,
+                f"exited with code {inner.exit_code}"
+                if quit_ok
+                else "still running after quit; its process group was killed",
+            )
+        )
+    return checks
+
+
+def _judge(name: str, goal: str, outcome: GameOutcome) -> Check:
+    failure = outcome.failure
+    if failure is None:
+        return Check(name, True, goal)
+    who = "the bot" if failure.seat == 0 else "the opponent"
+    rule = f" [{failure.rule}]" if failure.rule else ""
+    return Check(name, False, f"{who} failed: {failure.reason}{rule}: {failure.message}")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bot", metavar="COMMAND", help="the bot: a command line or a name")
+    parser.add_argument("--bots", type=Path, help="a TOML bots file to look the name up in")
+    add_clock_arguments(parser)
+    parser.add_argument(
+        "--games", type=int, default=2, help="full games against greedy (default 2)"
+    )
+    parser.add_argument("--in-process", action="store_true", help="run a built-in bot in-process")
+    parser.add_argument("--logs", type=Path, help="keep the bot's stderr log in this directory")
+    parser.add_argument("--json", action="store_true", help="print the checks as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    known = load_bots_file(args.bots) if args.bots else {}
+    spec = resolve(args.bot, known)
+    clock = clock_from(args)
+    with tempfile.TemporaryDirectory(prefix="gin-arena-check-") as scratch:
+        workdir = args.logs or Path(scratch)
+        checks = check_bot(spec, clock, workdir, in_process=args.in_process, games=args.games)
+    failed = sum(1 for c in checks if not c.ok)
+    if args.json:
+        print(
+            json.dumps(
+                [{"check": c.name, "ok": c.ok, "detail": c.detail} for c in checks], indent=2
+            )
+        )
+    else:
+        for c in checks:
+            print(f"{'PASS' if c.ok else 'FAIL'}  {c.name:<42} {c.detail}")
+        print(f"{len(checks) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+__all__ = ["Check", "check_bot", "deck", "parse_cards"]
