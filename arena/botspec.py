@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import shlex
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,12 +149,27 @@ def _split(command: str, where: str) -> list[str]:
 
 
 def _absolute(argv: list[str], base: Path) -> list[str]:
-    """Make a relative program path (``./bot``) absolute, so it works from the bot's own
-    working directory."""
-    program = argv[0]
+    """Make relative paths absolute, so that the command works from the bot's own working
+    directory: the program when it is a path (``./bot``), and every argument that names an
+    existing file relative to ``base`` (``python3 mybot.py``, ``node bots/ginbot.js``)."""
+    program, *args = argv
     if "/" in program and not Path(program).is_absolute():
-        argv = [str((base / program).resolve()), *argv[1:]]
-    return argv
+        program = str((base / program).resolve())
+    out = [program]
+    for arg in args:
+        if not arg.startswith("-") and not Path(arg).is_absolute() and (base / arg).is_file():
+            arg = str((base / arg).resolve())
+        out.append(arg)
+    return out
+
+
+def _default_name(argv: Sequence[str]) -> str:
+    """A bot's name from its command: the first file it runs (``mybot`` for ``python3 mybot.py``),
+    else the program's name."""
+    for arg in argv[1:]:
+        if Path(arg).is_absolute() and Path(arg).is_file():
+            return Path(arg).stem
+    return Path(argv[0]).name
 
 
 def resolve(
@@ -170,4 +185,4 @@ def resolve(
         return BotSpec(name or text, builtin=text)
     argv = _split(text, "bot command")
     argv = _absolute(argv, Path.cwd())
-    return BotSpec(name or Path(argv[0]).name, tuple(argv))
+    return BotSpec(name or _default_name(argv), tuple(argv))
