@@ -167,7 +167,10 @@ class InProcessConnection(Connection):
         line = self._deliver(hello)
         if line is None:
             raise BotStartupError("did not answer hello", self.name)
-        return check_ready(decode_bot_line(line, self.name), hello, self.name)
+        try:
+            return check_ready(decode_bot_line(line, self.name), hello, self.name)
+        except (MalformedMessage, ProtocolViolation) as error:
+            raise BotStartupError(error.detail, self.name) from None
 
     def send(self, message: m.Message) -> None:
         if self._bot is None:

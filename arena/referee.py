@@ -226,7 +226,12 @@ class Referee:
             try:
                 if failure is not None and failure.seat == seat:
                     s.connection.send(
-                        m.ErrorNotice(type="error", reason=failure.reason, message=failure.message)
+                        m.ErrorNotice(
+                            type="error",
+                            reason=failure.reason,
+                            message=failure.message,
+                            rule=failure.rule or None,
+                        )
                     )
                 s.connection.send(
                     m.GameEnd(

@@ -64,18 +64,26 @@ def encode(message: Message) -> bytes:
 
 def decode(line: str | bytes) -> Message:
     """Decode one line (a trailing ``\\n`` or ``\\r\\n`` is allowed)."""
-    raw = line.encode() if isinstance(line, str) else line
-    if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+    raw = (line.encode() if isinstance(line, str) else line).rstrip(b"\r\n")
+    if len(raw) > MAX_LINE_BYTES:
         raise LineTooLong(
             f"line of {len(raw)} bytes is over the limit of {MAX_LINE_BYTES}", raw[:QUOTE_LIMIT]
         )
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InvalidJson(f"not UTF-8 ({error.reason} at byte {error.start})", raw) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
         raise InvalidJson(f"not valid JSON ({error})", raw) from None
     if not isinstance(data, dict):
         raise InvalidJson("a message must be a JSON object", raw)
-    kind = data.get("type")
+    if "type" not in data:
+        raise InvalidMessage('a message needs a "type" field', raw)
+    kind = data["type"]
+    if not isinstance(kind, str):
+        raise InvalidMessage(f"the message type must be a string, not {kind!r}", raw)
     if kind not in MESSAGE_TYPES:
         raise UnknownMessage(f"unknown message type {kind!r}", raw)
     try:

@@ -30,15 +30,16 @@ def _card(value: object) -> object:
     return value
 
 
+# Field before the validator: pydantic drops a pattern placed after a BeforeValidator.
 Card = Annotated[
     str,
-    BeforeValidator(_card),
     Field(
         pattern=r"^[A2-9TJQK][CDHS]$",
         description="A card: rank A23456789TJQK then suit CDHS, e.g. 'TD'. Replies may also "
         "use lower-case suits and 10 for T.",
         examples=["AS", "TD", "7H"],
     ),
+    BeforeValidator(_card),
 ]
 Meld = Annotated[list[Card], Field(min_length=3, description="The cards of one meld.")]
 
@@ -99,7 +100,8 @@ class TimeControl(_Message):
 
 class Hello(_Message):
     """The referee's first message: the protocol and versions it speaks, the rules, the clock
-    and the bot's seat. The bot answers with `Ready`."""
+    and, for information, the seat the bot is expected to take first (the seat of each game is
+    in its `game_start`). The bot answers with `Ready`."""
 
     type: Literal["hello"]
     protocol: Literal["gin-arena"]
@@ -153,7 +155,7 @@ class ShowDown(_Message):
 
     type: Literal["show_down"]
     knocker: Seat
-    discard: Card | None
+    discard: Card | None = Field(default=None, description="Absent after big gin.")
     knocker_melds: list[Meld]
     knocker_deadwood_cards: list[Card]
     knocker_deadwood: int
@@ -232,6 +234,7 @@ class ErrorNotice(_Message):
     type: Literal["error"]
     reason: str
     message: str
+    rule: str | None = Field(default=None, description="The rule ID an illegal action broke.")
 
 
 class Quit(_Message):
@@ -247,7 +250,9 @@ class Ready(_Message):
     """The bot's answer to `Hello`."""
 
     type: Literal["ready"]
-    protocol_version: int = Field(description="The version the bot chose from hello.versions.")
+    protocol_version: int = Field(
+        strict=True, description="The version the bot chose from hello.versions."
+    )
     name: str = Field(min_length=1, max_length=100)
     author: str = Field(default="", max_length=200)
     bot_version: str = Field(default="", max_length=100)
@@ -257,7 +262,7 @@ class Reply(_Message):
     """The bot's answer to a `Request`."""
 
     type: Literal["reply"]
-    id: int
+    id: int = Field(strict=True, description="The id of the request this answers.")
     action: Action
 
 

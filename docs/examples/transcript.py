@@ -1,0 +1,163 @@
+"""Generate the transcript in docs/PROTOCOL.md: every line of a real game, both seats, in order.
+
+Two built-in greedy bots play one game through the real referee (:class:`arena.referee.Referee`)
+and in-process connections, which pass every message through the codec both ways. The rules
+are ``hoyle`` with ``game_target=1``, so the first hand won ends the game; the seed is chosen so
+that this hand shows most of the protocol (a pass on the first upcard, draws from both piles, a
+knock, a show-down with lay-offs). The block between ``<!-- transcript:begin -->`` and
+``<!-- transcript:end -->`` is generated; everything else in the document is written by hand.
+
+    python docs/examples/transcript.py           rewrite the block in docs/PROTOCOL.md
+    python docs/examples/transcript.py --check   exit 1 if the block is stale, changing nothing
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final, Literal
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # `python docs/examples/transcript.py` from a checkout
+    sys.path.append(str(ROOT))
+
+from arena.connection import Connection, InProcessConnection  # noqa: E402
+from arena.referee import Clock, GameOutcome, Referee  # noqa: E402
+from bots.greedy import GreedyBot  # noqa: E402
+from engine.rules import Rules  # noqa: E402
+from protocol import messages as m  # noqa: E402
+from protocol.codec import encode  # noqa: E402
+
+PROTOCOL_MD: Final = ROOT / "docs" / "PROTOCOL.md"
+BEGIN: Final = "<!-- transcript:begin -->"
+END: Final = "<!-- transcript:end -->"
+
+SEED: Final = 355
+RULES: Final = Rules().replace(game_target=1)
+CLOCK: Final = Clock(move=1.0, bank=10.0)
+
+Direction = Literal["->", "<-"]
+Line = tuple[int, Direction, str]
+"""One line of the transcript: the seat, ``->`` (referee to bot) or ``<-`` (bot to referee),
+and the JSON text exactly as it travels, without its newline."""
+
+
+class StaleError(ValueError):
+    """docs/PROTOCOL.md lacks the transcript markers or has them more than once."""
+
+
+class Recording(Connection):
+    """A connection that writes down every line passing through another one, in order."""
+
+    def __init__(self, seat: int, inner: Connection, lines: list[Line]) -> None:
+        self.seat = seat
+        self.inner = inner
+        self.name = inner.name
+        self.lines = lines
+
+    def _log(self, direction: Direction, message: m.Message) -> None:
+        self.lines.append((self.seat, direction, encode(message).decode().rstrip("\n")))
+
+    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        self._log("->", hello)
+        ready = self.inner.start(hello, timeout)
+        self._log("<-", ready)
+        return ready
+
+    def send(self, message: m.Message) -> None:
+        self._log("->", message)
+        self.inner.send(message)
+
+    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        self._log("->", request)
+        reply, seconds = self.inner.ask(request, timeout)
+        self._log("<-", reply)
+        return reply, seconds
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def play(seed: int = SEED, rules: Rules = RULES) -> tuple[list[Line], GameOutcome]:
+    """Play one game between two greedy bots; return every line and the outcome."""
+    lines: list[Line] = []
+    referee = Referee(rules, CLOCK)
+    connections = [
+        Recording(seat, InProcessConnection("greedy", GreedyBot), lines) for seat in (0, 1)
+    ]
+    for seat, connection in enumerate(connections):
+        connection.start(referee.hello(seat, connections[1 - seat].name), CLOCK.startup)
+    outcome = referee.play_game(connections, seed)
+    for connection in connections:
+        connection.send(m.Quit(type="quit"))  # what the arena sends when the match is over
+        connection.close()
+    return lines, outcome
+
+
+def transcript() -> str:
+    """The content of the transcript block: a caption and the lines in a code block."""
+    lines, outcome = play()
+    if outcome.failure is not None or outcome.hands != 1:
+        raise RuntimeError(f"seed {SEED} no longer gives a one-hand game: {outcome}")
+    changed = ", ".join(f"{k}={v}" for k, v in RULES.changes_from(Rules()).items())
+    body = "\n".join(f"{direction} {seat}  {text}" for seat, direction, text in lines)
+    return (
+        f"Seed {SEED}, rules `hoyle` with `{changed}`, time control move "
+        f"{CLOCK.message().move_ms} ms, bank {CLOCK.message().bank_ms} ms;\n"
+        f"two `greedy` bots; {len(lines)} lines.\n\n```text\n{body}\n```"
+    )
+
+
+def _span(text: str) -> tuple[int, int]:
+    if text.count(BEGIN) != 1 or text.count(END) != 1:
+        raise StaleError(f"docs/PROTOCOL.md needs exactly one {BEGIN} and one {END}")
+    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
+    if stop < start:
+        raise StaleError(f"docs/PROTOCOL.md: {END} comes before {BEGIN}")
+    return start, stop
+
+
+def read_block(text: str) -> str:
+    """The transcript block's content in ``text``, without the newlines next to its markers."""
+    start, stop = _span(text)
+    return text[start:stop].strip("\n")
+
+
+def render(text: str) -> str:
+    """``text`` with the transcript block replaced by a fresh one."""
+    start, stop = _span(text)
+    return f"{text[:start]}\n{transcript()}\n{text[stop:]}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Regenerate the transcript in docs/PROTOCOL.md.")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if the block is stale; change nothing"
+    )
+    parser.add_argument("--path", type=Path, default=PROTOCOL_MD, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    path: Path = args.path
+    text = path.read_text(encoding="utf-8")
+    try:
+        fresh = read_block(text) == transcript()
+    except StaleError as error:
+        print(error, file=sys.stderr)
+        return 1
+    if args.check:
+        if not fresh:
+            print(
+                f"{path}: the transcript is stale; run python docs/examples/transcript.py",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    if not fresh:
+        path.write_text(render(text), encoding="utf-8")
+        print(f"{path}: regenerated the transcript")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

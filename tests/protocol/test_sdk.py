@@ -1,0 +1,199 @@
+"""The Python SDK's ``run()`` loop over in-memory byte streams, and the built-in bots' legality."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from typing import Any
+
+import pytest
+
+from bots.greedy import GreedyBot
+from bots.random import RandomBot
+from bots.sdk import Bot, View
+from engine.game import Game
+from engine.hand import IllegalAction
+from engine.rules import PRESETS, Rules
+from protocol import messages as m
+from protocol.codec import decode, encode
+from protocol.views import engine_action, legal_models, observation_model
+
+
+def hello(versions: list[int] | None = None, rules: Rules | None = None) -> bytes:
+    return encode(
+        m.Hello(
+            type="hello",
+            protocol="gin-arena",
+            versions=[1] if versions is None else versions,
+            seat=0,
+            rules=(rules or Rules()).to_dict(),
+            time=m.TimeControl(move_ms=1000, bank_ms=0, grace_ms=100, startup_ms=10000),
+        )
+    )
+
+
+def request(game: Game, request_id: int) -> m.Request:
+    """The request the referee would send for the current decision of ``game``."""
+    hand = game.hand
+    return m.Request(
+        type="request",
+        id=request_id,
+        phase=hand.phase.value,  # type: ignore[arg-type]
+        legal=legal_models(hand.legal_actions()),
+        observation=observation_model(
+            hand.observation(hand.to_move), game.hand_number, game.scores, game.rules.game_target
+        ),
+        clock=m.Clock(move_ms=1000, bank_ms=0),
+    )
+
+
+FIRST_REQUEST = encode(request(Game(Rules(), 5), 41))
+
+
+def run(bot: Bot, *lines: bytes) -> tuple[int, list[dict[str, Any]]]:
+    """Run ``bot`` over ``lines``; return its exit status and the messages it wrote."""
+    out = io.BytesIO()
+    status = bot.run(io.BytesIO(b"".join(lines)), out)
+    written = out.getvalue()
+    assert not written or written.endswith(b"\n")
+    return status, [json.loads(line) for line in written.splitlines()]
+
+
+class Chatty(GreedyBot):
+    """A bot that prints while it thinks, as bot authors do."""
+
+    def first_upcard(self, view: View) -> bool:
+        print("thinking about the upcard")
+        return super().first_upcard(view)
+
+
+def test_the_handshake_answers_ready_with_the_bots_identity() -> None:
+    status, out = run(GreedyBot(), hello())
+    assert status == 0
+    assert out == [
+        {
+            "type": "ready",
+            "protocol_version": 1,
+            "name": "greedy",
+            "author": "gin-rummy-arena",
+            "bot_version": "1",
+        }
+    ]
+
+
+def test_the_handshake_picks_the_highest_common_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(m, "PROTOCOL_VERSIONS", (1, 2, 3))
+    status, out = run(GreedyBot(), hello([4, 3, 2]))
+    assert status == 0 and out[0]["protocol_version"] == 3
+
+
+def test_no_common_version_exits_2_with_a_message_on_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out = run(GreedyBot(), hello([7, 8]), FIRST_REQUEST)
+    assert status == 2 and out == []
+    err = capsys.readouterr().err
+    assert "[7, 8]" in err and "[1]" in err
+
+
+def test_a_request_gets_a_reply_echoing_its_id() -> None:
+    status, out = run(GreedyBot(), hello(), FIRST_REQUEST)
+    assert status == 0 and [o["type"] for o in out] == ["ready", "reply"]
+    assert out[1]["id"] == 41
+    assert out[1]["action"] in json.loads(FIRST_REQUEST)["legal"]
+
+
+def test_unknown_message_types_are_ignored_silently(capsys: pytest.CaptureFixture[str]) -> None:
+    gossip = b'{"type":"gossip","about":"the opponent","id":41}\n'
+    status, out = run(GreedyBot(), hello(), gossip, FIRST_REQUEST)
+    assert status == 0 and [o["type"] for o in out] == ["ready", "reply"]
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [b"{nope\n", b'{"type":"request","id":"x"}\n', b"[1,2]\n", b"\xff\xfe\n"],
+)
+def test_a_bad_line_from_the_referee_is_logged_and_ignored(
+    capsys: pytest.CaptureFixture[str], bad: bytes
+) -> None:
+    status, out = run(GreedyBot(), hello(), bad, FIRST_REQUEST)
+    assert status == 0 and [o["type"] for o in out] == ["ready", "reply"]
+    err = capsys.readouterr().err
+    assert "ignoring a bad line from the referee" in err
+    assert bad.rstrip(b"\n").decode("utf-8", errors="replace")[:5] in err
+
+
+def test_events_and_crlf_line_ends_are_handled_without_output() -> None:
+    events = [
+        encode(m.GameStart(type="game_start", game=1, seat=1, target=100)),
+        encode(m.Played(type="played", player=0, action=m.PassAction(kind="pass"))),
+        encode(m.GameEnd(type="game_end", winner=1, scores=[0, 100])),
+    ]
+    bot = GreedyBot()
+    status, out = run(bot, hello().replace(b"\n", b"\r\n"), *events, b"\n")
+    assert status == 0 and [o["type"] for o in out] == ["ready"]
+    assert bot.seat == 1, "game_start sets the seat"
+
+
+def test_print_inside_a_bot_goes_to_stderr_not_to_the_protocol(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out = run(Chatty(), hello(), FIRST_REQUEST)
+    assert status == 0 and [o["type"] for o in out] == ["ready", "reply"]
+    captured = capsys.readouterr()
+    assert "thinking about the upcard" in captured.err
+    assert "thinking" not in captured.out
+    print("after run")
+    assert capsys.readouterr().out == "after run\n", "run() gives sys.stdout back"
+
+
+def test_quit_ends_the_loop() -> None:
+    quit_line = encode(m.Quit(type="quit"))
+    status, out = run(GreedyBot(), hello(), quit_line, FIRST_REQUEST)
+    assert status == 0 and [o["type"] for o in out] == ["ready"]
+
+
+def test_the_end_of_input_ends_the_loop() -> None:
+    assert run(GreedyBot()) == (0, [])
+
+
+# -- the built-in bots are always legal ---------------------------------------------------------
+
+RULES = {
+    **PRESETS,
+    "taken-card-discardable": Rules().replace(discard_taken_card=True),
+    "knock-at-3": Rules().replace(knock_limit=3),
+}
+
+
+@pytest.mark.parametrize("preset", sorted(RULES))
+def test_greedy_and_random_answer_every_request_with_a_legal_action(preset: str) -> None:
+    rules = RULES[preset]
+    rng = random.Random(preset)
+    bots: list[Bot] = [GreedyBot(), RandomBot(seed=7)]
+    for bot in bots:
+        assert bot.handle(decode(hello(rules=rules))) is not None
+    asked = knocks = 0
+    request_id = 0
+    for seed in range(12):
+        game = Game(rules, seed)
+        while not game.hand.is_over:
+            request_id += 1
+            line = encode(request(game, request_id))
+            actions = []
+            for bot in bots:
+                reply = bot.handle(decode(line))
+                assert isinstance(reply, m.Reply) and reply.id == request_id
+                action = engine_action(reply.action)
+                try:
+                    game.hand.copy().apply(action)
+                except IllegalAction as error:
+                    raise AssertionError(f"{bot.name} played {action}: {error}") from None
+                actions.append(action)
+                knocks += action.kind.value == "knock"
+                asked += 1
+            # Play on with either bot's choice, so the states are neither bot's alone.
+            game.apply(rng.choice(actions))
+    assert asked > 1000 and knocks > 0, (asked, knocks)
