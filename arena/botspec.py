@@ -13,12 +13,14 @@ a shell. A bots file is TOML::
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import bots
 from arena.connection import Connection, InProcessConnection
 from arena.process import ProcessConnection, python_command
 from bots import BUILTIN
@@ -57,16 +59,23 @@ class BotSpec:
         name = display_name or self.name
         if self.builtin is not None and in_process:
             return InProcessConnection(name, builtin_factory(self.builtin))
-        argv = (
-            list(self.command) if self.builtin is None else python_command(f"bots.{self.builtin}")
-        )
+        env = dict(self.env)
+        if self.builtin is None:
+            argv = list(self.command)
+        else:
+            argv = python_command(f"bots.{self.builtin}")
+            # The bot runs in a directory of its own: point it at the package it comes from.
+            source = str(Path(bots.__file__).resolve().parent.parent)
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (source, os.environ.get("PYTHONPATH", "")) if p
+            )
         safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
         return ProcessConnection(
             name,
             argv,
             workdir=workdir / safe,
             log_path=workdir / f"{safe}.stderr.log",
-            env=self.env,
+            env=env,
             cwd=self.cwd,
             memory_mb=memory_mb,
             cpu_seconds=cpu_seconds,

@@ -45,7 +45,7 @@ def judge(path: Path) -> Verdict:
     """Check every game of the record at ``path``. Raises RecordError if it cannot be read."""
     games = read_games(path)
     hands = actions = 0
-    for game in games:
+    for number, game in enumerate(games, 1):
         try:
             for kind in _judge_game(game):
                 if kind == "hand":
@@ -53,7 +53,7 @@ def judge(path: Path) -> Verdict:
                 else:
                     actions += 1
         except _Stop as stop:
-            return Verdict(len(games), hands, actions, stop.disagreement)
+            return Verdict(number - 1, hands, actions, stop.disagreement)
     return Verdict(len(games), hands, actions, None)
 
 
@@ -142,7 +142,8 @@ def _judge_game(rec: RecordedGame) -> Iterator[str]:
         if game.result is not None or (tags.single_hand and game.results):
             raise _Stop(end_line, "a forfeit recorded after the game was already over")
         _expect(end_line, "winner of a forfeit", end.winner, 1 - end.failure.seat)
-        _expect(end_line, "scores at the forfeit", hand_end.scores, game.scores)
+        _expect(end_line, "scores at the forfeit", end.scores, game.scores)
+        _expect(end_line, "hands before the forfeit", end.hands, len(game.results))
 
 
 __all__ = ["Disagreement", "RecordError", "Verdict", "judge"]

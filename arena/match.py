@@ -122,6 +122,21 @@ class MatchResult:
         }
 
 
+def _log_tail(path: str | None, lines: int = 5) -> str:
+    """The end of a bot's stderr log, for an error message (the log may live in a directory that
+    is removed when the match ends)."""
+    if not path:
+        return ""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    if not text:
+        return f" (its stderr, {path}, is empty)"
+    tail = "\n    ".join(text.splitlines()[-lines:])
+    return f"; the end of its stderr ({path}):\n    {tail}"
+
+
 def game_seeds(seed: int) -> Iterator[int]:
     rng = SplitMix64(seed)
     while True:
@@ -182,6 +197,7 @@ class Match:
             referee = Referee(self.rules, self.clock)
             connections: list[Connection | None] = [None, None]
             readies = ["", ""]
+            authors = ["", ""]
 
             def connect(bot: int) -> Connection:
                 conn = self.bots[bot].connect(
@@ -191,11 +207,12 @@ class Match:
                     ready = conn.start(referee.hello(bot, names[1 - bot]), self.clock.startup)
                 except BotError as error:
                     conn.close()
-                    log = f" (its stderr: {conn.log_path})" if conn.log_path else ""
+                    log = _log_tail(conn.log_path)
                     raise MatchError(
                         f"bot {names[bot]!r} could not start: {error.detail}{log}", bot
                     ) from None
                 readies[bot] = ready.bot_version
+                authors[bot] = ready.author
                 return conn
 
             def close_all() -> None:
@@ -228,6 +245,7 @@ class Match:
                             name=names[b],
                             command=self.bots[b].command_line,
                             version=readies[b],
+                            author=authors[b],
                         )
                         for b in seats
                     ]

@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     clock = clock_from(args)
     count = args.hands if args.hands is not None else (args.games if args.games is not None else 2)
     if count < 1:
-        raise ValueError(f"the number of {'hands' if args.hands else 'games'} must be at least 1")
+        unit = "hands" if args.hands is not None else "games"
+        raise ValueError(f"the number of {unit} must be at least 1")
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     if not 0 <= seed < 2**64:
         raise ValueError(f"bad seed {seed}: a seed is an integer from 0 to 2**64 - 1")

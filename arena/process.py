@@ -119,6 +119,7 @@ class ProcessConnection(Connection):
         self._killed_by_watchdog = False
         self._closed = False
         self._parent = os.getpid()
+        self._tie_to_parent = False
         self.quit_by_itself: bool | None = None
         """After close(): whether the bot exited on quit before the kill."""
 
@@ -135,7 +136,8 @@ class ProcessConnection(Connection):
     def _before_exec(self) -> None:  # runs in the child between fork and exec
         import resource
 
-        die_with_parent(self._parent)
+        if self._tie_to_parent:
+            die_with_parent(self._parent)
         if self.memory_mb:
             size = self.memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -146,6 +148,9 @@ class ProcessConnection(Connection):
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._log_path.parent.mkdir(parents=True, exist_ok=True)
         self._parent = os.getpid()
+        # Linux's parent-death signal follows the thread that forked: only tie the bot to the
+        # main thread, which lives as long as the process.
+        self._tie_to_parent = threading.current_thread() is threading.main_thread()
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -202,8 +207,8 @@ class ProcessConnection(Connection):
         self._lines.put(_EOF)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
-        written = 0
         with open(self._log_path, "ab") as log:
+            written = log.seek(0, os.SEEK_END)  # the cap holds for the file, across restarts
             try:
                 while chunk := stream.read(65536):
                     if written < self.log_limit:
@@ -353,12 +358,12 @@ class ProcessConnection(Connection):
         with self._watch:
             self._closed = True
             self._watch.notify()
+        for thread in self._threads:  # the readers end at EOF; let them save the last words
+            thread.join(timeout=2)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        for thread in self._threads:
-            thread.join(timeout=2)
 
 
 def python_command(module: str, *args: str) -> list[str]:

@@ -76,7 +76,7 @@ class HandEndLine(_Line):
     type: Literal["hand_end"]
     hand: int
     end: Literal["knock", "undercut", "gin", "big_gin", "drawn", "turn_limit"]
-    winner: int | None = None
+    winner: int | None = Field(default=None, ge=0, le=1, description="None: nobody scored.")
     points: int
     doubled: bool = False
     scores: list[int]

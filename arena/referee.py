@@ -181,6 +181,10 @@ class Referee:
                 game.next_hand(decks[len(game.results)] if len(game.results) < len(decks) else None)
         except BotError as error:
             assert error.seat is not None, "every bot failure is tagged with its seat"
+            if game.result is not None or (single_hand and game.results):
+                # The game was decided before the bot failed (being told the last result): the
+                # result stands; the failure shows up when the bot is next needed.
+                return self._decided(game, seats, started, single_hand)
             failed = error.seat
             failure = Failure(failed, error.reason, error.detail, getattr(error, "rule", ""))
             outcome = GameOutcome(
@@ -194,6 +198,11 @@ class Referee:
             )
             self._notify_end(seats, outcome)
             return outcome
+        return self._decided(game, seats, started, single_hand)
+
+    def _decided(
+        self, game: Game, seats: list[_Seat], started: float, single_hand: bool
+    ) -> GameOutcome:
         result = game.result
         if single_hand:
             outcome = GameOutcome(

@@ -1,0 +1,154 @@
+"""Helpers shared by the arena tests: the hostile bots' command lines, a short clock, bounded
+waits on conditions, and checks that no bot process is left behind.
+
+A process killed with its group can stay a zombie for a moment until its parent (or init) reaps
+it; a zombie runs no code and holds no resources, so it counts as gone here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from arena.botspec import BotSpec
+from arena.process import BACKSTOP_SECONDS, QUIT_WAIT_SECONDS
+from arena.referee import Clock
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+
+CLOCK = Clock(move=0.3, grace=0.1, startup=5.0)
+"""Short moves, so that a hung bot costs a fraction of a second; a generous start-up."""
+GREEDY = BotSpec("greedy", builtin="greedy")
+"""The built-in greedy bot, run in-process: the well-behaved opponent."""
+
+
+def game_bound(clock: Clock = CLOCK) -> float:
+    """A generous upper bound on the seconds one forfeited game may take (not a tight timing)."""
+    return clock.move + clock.grace + BACKSTOP_SECONDS + 3.0
+
+
+def match_bound(games: int, clock: Clock = CLOCK) -> float:
+    """A generous bound on a whole match of ``games`` forfeited games, restarts included."""
+    return games * (game_bound(clock) + QUIT_WAIT_SECONDS) + clock.startup
+
+
+def hostile(script: str, *args: str) -> tuple[str, ...]:
+    """The command line of a hostile bot in tests/arena/hostile/."""
+    path = str(HOSTILE / script)
+    if script.endswith(".sh"):
+        return ("/bin/sh", path, *args)
+    return (sys.executable, path, *args)
+
+
+def hostile_spec(name: str, script: str, *args: str, pidfile: Path, **env: str) -> BotSpec:
+    """A hostile bot that appends the pid of each of its runs to ``pidfile``."""
+    return BotSpec(name, hostile(script, *args), env={"HOSTILE_PIDFILE": str(pidfile), **env})
+
+
+def read_pids(path: Path) -> list[int]:
+    if not path.exists():
+        return []
+    return [int(line) for line in path.read_text().split()]
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll ``condition`` until it holds or ``timeout`` seconds pass; return whether it held."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if condition():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, process group) of ``pid`` from /proc, or None if it is not there."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rpartition(")")[2].split()
+    return fields[0], int(fields[2])
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not Path("/proc").is_dir():
+        return True
+    stat = _stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether process group ``pgid`` has a member that is not a zombie."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None and stat[1] == pgid and stat[0] not in ("Z", "X"):
+                return True
+    return False
+
+
+def assert_gone(pids: Iterable[int], groups: bool = True) -> None:
+    """Every pid (and, with ``groups``, the process group it leads) is gone, or is within a few
+    seconds: the kill is sent before the referee returns, but a kill takes effect asynchronously."""
+    for pid in pids:
+        assert wait_until(functools.partial(_dead, pid)), f"bot process {pid} is alive"
+        if groups:
+            assert wait_until(functools.partial(_group_dead, pid)), (
+                f"process group {pid} still has a live member"
+            )
+
+
+def _dead(pid: int) -> bool:
+    return not process_alive(pid)
+
+
+def _group_dead(pgid: int) -> bool:
+    return not group_alive(pgid)
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """Our environment with the checkout first on PYTHONPATH, so that ``python -m arena.cli``
+    and the built-in bots it starts as subprocesses import this code."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``gin-arena ARGS`` as a user runs it: a fresh interpreter, output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=cli_env() if env is None else env,
+        timeout=timeout,
+        check=False,
+    )
