@@ -158,6 +158,8 @@ class Match:
     memory_mb: int | None = None
     cpu_seconds: int | None = None
     workdir: Path | None = None
+    record_tags: dict[str, Any] | None = None
+    """Written in each record's game line under ``match`` (default: the match seed and mode)."""
 
     def names(self) -> tuple[str, str]:
         a, b = self.bots[0].name, self.bots[1].name
@@ -229,7 +231,9 @@ class Match:
                 writer = Writer(
                     record,
                     date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-                    match={
+                    match=self.record_tags
+                    if self.record_tags is not None
+                    else {
                         "seed": self.seed,
                         "mirror": self.mirror,
                         "single_hands": self.single_hands,

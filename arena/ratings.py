@@ -123,8 +123,13 @@ def fit(
         if max((abs(d) for d in step), default=0.0) < 1e-10:
             break
     covariance = _inverse([[-x for x in row] for row in hessian]) if n else []
-    # Express every rating relative to the anchor (or the mean): x_i = r_i - c.r for weights c.
-    weights = [1.0 / n] * n if anchor is None else [float(k == index[anchor]) for k in range(n)]
+    # Express every rating relative to the anchor (or the mean of the bots that played, so that a
+    # bot without games, held only by the wide prior, does not blur everyone's interval).
+    played = [k for k in range(n) if wins[k] + losses[k] + draws[k]] or list(range(n))
+    if anchor is None:
+        weights = [1.0 / len(played) if k in played else 0.0 for k in range(n)]
+    else:
+        weights = [float(k == index[anchor]) for k in range(n)]
     shift = sum(c * x for c, x in zip(weights, r, strict=True))
 
     def variance(contrast: list[float]) -> float:

@@ -3,8 +3,10 @@ game finishes (WAL mode), so an interrupted tournament loses nothing and resumes
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -75,17 +77,35 @@ class Store:
 
     @classmethod
     def create(cls, path: Path, config: Mapping[str, Any]) -> Store:
-        """A new database for ``config``; refuses to touch an existing file."""
+        """A new database for ``config``; refuses to touch an existing file. The database is
+        built under a temporary name and linked into place whole, so an interruption leaves
+        either nothing or a complete, empty tournament."""
         if path.exists():
             raise StoreError(
                 f"{str(path)!r} already exists: resume it with --resume, or choose another --db"
             )
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
         try:
-            db = sqlite3.connect(path, isolation_level=None)
-        except sqlite3.Error as error:
+            db = sqlite3.connect(temporary, isolation_level=None)
+            try:
+                cls._initialise(db, config)
+            finally:
+                db.close()
+            os.link(temporary, path)
+        except FileExistsError:
+            raise StoreError(
+                f"{str(path)!r} already exists: resume it with --resume, or choose another --db"
+            ) from None
+        except (sqlite3.Error, OSError) as error:
             raise StoreError(f"cannot create database {str(path)!r}: {error}") from None
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
+        finally:
+            for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
+        return cls.open(path)
+
+    @staticmethod
+    def _initialise(db: sqlite3.Connection, config: Mapping[str, Any]) -> None:
         with db:
             db.execute("BEGIN")
             for statement in _SCHEMA.split(";"):
@@ -101,7 +121,6 @@ class Store:
                     ("config", json.dumps(config, sort_keys=True)),
                 ],
             )
-        return cls(path, db)
 
     @classmethod
     def open(cls, path: Path) -> Store:
@@ -109,7 +128,9 @@ class Store:
         if not path.is_file():
             raise StoreError(f"no tournament database at {str(path)!r}")
         try:
-            db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None)
+            db = sqlite3.connect(
+                path.absolute().as_uri() + "?mode=rw", uri=True, isolation_level=None
+            )
             rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as error:
             raise StoreError(
@@ -123,6 +144,7 @@ class Store:
                 f"format {FORMAT}"
             )
         db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
         return cls(path, db)
 
     def close(self) -> None:

@@ -9,10 +9,12 @@ games are played whatever the concurrency, and ``--resume`` plays exactly the id
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import hashlib
 import io
 import multiprocessing
 import os
+import signal
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -214,6 +216,12 @@ def run_task(config_data: dict[str, Any], task: Task, workdir: str) -> list[Game
         memory_mb=config.memory_mb,
         cpu_seconds=config.cpu_seconds,
         workdir=Path(workdir),
+        record_tags={
+            "tournament": config.kind,
+            "seed": str(config.seed),
+            "mirror": config.mirror,
+            "pair": [names[0], names[1]],
+        },
     )
     try:
         match.play(record=stream, on_game=collect, plan=task.games)
@@ -308,13 +316,20 @@ def run(
             return played
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(
-            concurrency, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+            concurrency, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),)
         ) as pool:
             pending: set[concurrent.futures.Future[list[GameRow]]] = set()
             queue: Iterator[Task] = iter(tasks)
             try:
-                for task in _take(queue, concurrency * 2):
-                    pending.add(pool.submit(run_task, data, task, str(base)))
+                # The workers start on the first submissions and inherit the signal mask: with
+                # SIGINT blocked they cannot be interrupted while importing (they ignore it from
+                # then on, and this process stops them). A Ctrl-C meanwhile waits, then lands here.
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    for task in _take(queue, concurrency * 2):
+                        pending.add(pool.submit(run_task, data, task, str(base)))
+                finally:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
                 while pending:
                     finished, pending = concurrent.futures.wait(
                         pending, return_when=concurrent.futures.FIRST_COMPLETED
@@ -326,9 +341,25 @@ def run(
             except BaseException:
                 for future in pending:
                     future.cancel()
+                _stop_workers(pool)
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
     return played
+
+
+def _worker_start(parent: int) -> None:
+    """A worker dies with the tournament and leaves Ctrl-C to it."""
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Kill the workers at once: their games are not committed, and their bots die with them."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
 
 
 def _take(tasks: Iterator[Task], count: int) -> list[Task]:

@@ -185,6 +185,22 @@ def run_command(args: argparse.Namespace) -> int:
                 f"--resume with a changed configuration ({', '.join(changed)}): the database "
                 f"{str(args.db)!r} holds another tournament; drop those options to resume it"
             )
+        recorded = store.bots()
+        for spec in config.bots:
+            if spec.name in recorded and recorded[spec.name][2] != bot_digest(spec):
+                store.close()
+                raise StoreError(
+                    f"bot {spec.name!r} is not the program that started this tournament (its "
+                    f"file changed): results would mix two bots; start a new tournament instead"
+                )
+        if len(store.done()) < sum(len(task.games) for task in schedule(config)):
+            with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
+                try:
+                    probe(config, Path(scratch))
+                except MatchError as error:
+                    store.close()
+                    print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
+                    return 1
     else:
         config = config_from(args)
         db = args.db or Path(datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S.sqlite"))

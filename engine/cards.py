@@ -11,6 +11,7 @@ function accepts it); hot loops use plain ints.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 from typing import Final, SupportsIndex
 
@@ -61,6 +62,8 @@ def card_value(card: Card) -> int:
 
 def parse_card(token: str) -> Card:
     """Parse one card such as ``"TD"``, ``"10D"`` or ``"As"``; raise :class:`CardError` if not."""
+    if not isinstance(token, str):
+        raise CardError(f"bad card {token!r}: expected a string such as 'AS'")
     card = _BY_NAME.get(token.strip())
     if card is None:
         raise CardError(
@@ -139,7 +142,7 @@ class CardSet(int):
     __slots__ = ()
 
     def __new__(cls, mask: SupportsIndex = 0) -> CardSet:
-        value = int(mask)
+        value = operator.index(mask)
         if value < 0 or value > FULL_DECK:
             raise CardError(f"bad card set {value!r}: a card set is a 52-bit mask")
         return super().__new__(cls, value)

@@ -36,6 +36,8 @@ class SplitMix64:
 
     def below(self, bound: int) -> int:
         """A uniform integer in ``0..bound-1``, by rejection (no modulo bias)."""
+        if bound < 1:
+            raise ValueError(f"bad bound {bound!r}: below() needs a positive bound")
         limit = (1 << 64) - (1 << 64) % bound
         while True:
             value = self.next()

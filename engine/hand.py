@@ -403,6 +403,10 @@ class Hand:
             raise IllegalAction("R7", "the hand is over: no more actions", action)
         if action.melds is not None and kind is not ActionKind.KNOCK:
             raise IllegalAction("R7", "only a knock declares melds", action)
+        if action.card is not None and kind not in (ActionKind.DISCARD, ActionKind.KNOCK):
+            raise IllegalAction(
+                "R7", f"only a discard or a knock names a card, not {kind.value}", action
+            )
         if phase is Phase.FIRST_UPCARD:
             if kind is ActionKind.DRAW_STOCK:
                 raise IllegalAction(

@@ -382,6 +382,17 @@ def test_malformed_meld_masks_are_illegal_actions_not_crashes() -> None:
     expect_illegal(hand, Action(ActionKind.KNOCK, kd, (too_big,)), "R3")
 
 
+@pytest.mark.parametrize("kind", [ActionKind.PASS, ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD])
+def test_only_discards_and_knocks_name_a_card(kind: ActionKind) -> None:
+    # As "only a knock declares melds": a pass or a draw carrying a card is malformed. Accepted,
+    # it lands in the history as an action whose notation ("pass") does not say what it holds.
+    hand = Hand(HOYLE, 0, seed=8)
+    if kind is ActionKind.DRAW_STOCK:
+        pass_both(hand)
+    card = next(iter(CardSet(hand.hands[hand.to_move])))
+    expect_illegal(hand, Action(kind, card), "R7")
+
+
 def test_negative_meld_mask_does_not_hang_the_referee() -> None:
     hand = dealt(TWO_WAYS, DEFENDER_9H, stock="KD")
     with time_limit(0.5):
@@ -429,6 +440,10 @@ def test_big_gin_needs_all_eleven_cards_melded() -> None:
     expect_illegal(hand, BIG_GIN, "R19", "all eleven")
     hand = dealt(KNOCKER_GIN, DEFENDER_0, stock="5C", rules=rules)
     expect_illegal(hand, Action.parse("knock / AC 2C 3C 4C / 7H 8H 9H / KD KH KS"), "R19", "5")
+    hand = dealt(KNOCKER_GIN, DEFENDER_0, stock="AD", rules=rules)  # one deadwood point
+    assert BIG_GIN not in hand.legal_actions()
+    assert KNOCKS[parse_card("AD")] in hand.legal_actions()  # gin, with a discard
+    expect_illegal(hand, BIG_GIN, "R19", "1 deadwood")
 
 
 # -- end of the stock (R11) and the turn limit (R17) --------------------------------------------
@@ -612,6 +627,17 @@ def test_lay_offs_name_the_meld_they_extend() -> None:
     assert targets == {"4C": "AC 2C 3C", "TH": "7H 8H 9H", "KC": "KD KH KS"}
 
 
+def test_lay_offs_chain_along_a_run() -> None:
+    # TH goes on 7H 8H 9H and JH on the TH: 10 + 10 off the defender's count (R10).
+    hand = dealt(KNOCKER_4, "TH JH 2D 6D 9D 5S 7S 9C JC 4D")
+    hand.apply(KNOCKS[parse_card("9S")])
+    result = hand.result
+    assert result is not None
+    assert result.show_down is not None
+    assert sorted(CARD_NAMES[lo.card] for lo in result.show_down.lay_offs) == ["JH", "TH"]
+    assert (result.end, result.winner, result.points) == (HandEnd.KNOCK, KNOCKER, 52 - 4)
+
+
 def test_undercut_scores_difference_plus_bonus_to_the_defender() -> None:
     assert knock_result(KNOCKER_10, DEFENDER_5) == (HandEnd.UNDERCUT, DEFENDER, 10 - 5 + 10)
     rules = HOYLE.replace(undercut_bonus=25)
@@ -786,6 +812,15 @@ def test_declared_melds_round_trip(text: str) -> None:
     assert str(action) == text
     assert Action.parse(str(action)) == action
     assert eval(repr(action), {"Action": Action}) == action
+
+
+@pytest.mark.parametrize(("text", "card"), [("knock 7H /", "7H"), ("knock /", None)])
+def test_an_empty_declaration_round_trips(text: str, card: str | None) -> None:
+    action = Action.parse(text)
+    assert action == Action(ActionKind.KNOCK, None if card is None else parse_card(card), ())
+    assert action != Action.parse(text.rstrip(" /"))  # declaring nothing is not declaring none
+    assert str(action) == text
+    assert Action.parse(str(action)) == action
 
 
 def test_declared_melds_accept_loose_spelling() -> None:

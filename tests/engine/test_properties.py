@@ -9,6 +9,7 @@ its score must agree with the model and with the brute-force solver in ``referen
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -90,6 +91,7 @@ class Model:
     passes: int = 0
     forced: bool = False
     taken: int | None = None
+    known: list[set[int]] = field(default_factory=lambda: [set(), set()])
     turn: int = 0
     end: HandEnd | None = None
     knocker_cards: int = 0
@@ -169,11 +171,13 @@ class Model:
         elif kind is ActionKind.DRAW_DISCARD:
             self.taken = self.pile.pop()
             self.hands[p].add(self.taken)
+            self.known[p].add(self.taken)  # a card taken from the pile is seen by both
             self.phase = "discard"
             self.turn += 1
         elif kind is ActionKind.DISCARD:
             assert action.card is not None
             self.hands[p].remove(action.card)
+            self.known[p].discard(action.card)
             self.pile.append(action.card)
             self.taken = None
             if len(self.stock) <= self.rules.stock_exhausted_at:
@@ -185,6 +189,7 @@ class Model:
         else:
             if action.card is not None:
                 self.hands[p].remove(action.card)
+                self.known[p].discard(action.card)
                 self.pile.append(action.card)
             self.phase = "finished"
             self.knocker_cards = mask(self.hands[p])
@@ -219,6 +224,55 @@ def check_against_model(hand: Hand, model: Model) -> None:
     assert hand.turn == model.turn
     assert hand.taken_card == (model.taken if model.phase == "discard" else None)
     assert hand.knock_limit == model.limit
+
+
+def check_observations(hand: Hand, model: Model) -> None:
+    """Each player sees their own cards and the public record, as the model keeps them."""
+    for p in (0, 1):
+        obs = hand.observation(p)
+        assert obs.player == p
+        assert obs.phase is PHASES[model.phase]
+        assert obs.dealer == model.dealer
+        assert obs.hand == mask(model.hands[p])
+        assert obs.opponent_hand_size == len(model.hands[1 - p])
+        assert obs.opponent_known == mask(model.known[1 - p])
+        assert obs.discard_pile == tuple(model.pile)
+        assert obs.stock_size == len(model.stock)
+        assert obs.first_upcard == model.deck[20]
+        assert obs.knock_limit == model.limit
+        assert obs.turn == model.turn
+        mine = model.phase == "discard" and model.to_move == p
+        assert obs.taken_card == (model.taken if mine else None)
+        if model.phase != "finished":
+            assert obs.to_move == model.to_move
+            assert obs.result is None
+            assert obs.show_down is None
+
+
+def check_rejections(hand: Hand, model: Model, number: int) -> None:
+    """A few actions that are not legal now, chosen around the state: each raises IllegalAction
+    and changes nothing."""
+    rng = random.Random(number)
+    held = list(model.hands[model.to_move])
+    elsewhere = [c for c in range(52) if c not in held]
+    cards = [rng.choice(held), rng.choice(elsewhere)]
+    if model.taken is not None:
+        cards.append(model.taken)
+    pool = [PASS, DRAW_STOCK, DRAW_DISCARD, BIG_GIN]
+    pool += [a for c in cards for a in (DISCARDS[c], KNOCKS[c])]
+    legal = model.legal()
+    before = snapshot(hand)
+    for action in pool:
+        if action in legal:
+            continue
+        trial = hand.copy()
+        try:
+            trial.apply(action)
+        except IllegalAction:
+            pass
+        else:
+            raise AssertionError(f"{action} was accepted")
+        assert snapshot(trial) == before, f"{action} changed the state"
 
 
 def check_invariants(hand: Hand) -> None:
@@ -361,18 +415,17 @@ def play(
     choices: Sequence[int],
     *,
     patience: int = 10,
-    script: Sequence[Action] = (),
 ) -> tuple[Hand, Model]:
-    """Play a whole hand, checking each state: the ``script`` first, then the policy. Return the
-    finished hand and the model."""
+    """Play a whole hand by the policy, checking each state; return the finished hand and the
+    model."""
     hand = Hand(rules, dealer, deck)
     model = Model(rules, dealer, tuple(deck))
     numbers = iter(choices)
-    scripted = iter(script)
     last = PASS
     while True:
         check_invariants(hand)
         check_against_model(hand, model)
+        check_observations(hand, model)
         legal = hand.legal_actions()
         assert len(set(legal)) == len(legal)
         assert set(legal) == model.legal()
@@ -384,7 +437,9 @@ def play(
             checked.apply(action)
             unchecked.apply_unchecked(action)
             assert snapshot(checked) == snapshot(unchecked)
-        last = next(scripted, None) or choose(hand, model, next(numbers, 2), patience)
+        number = next(numbers, 2)
+        check_rejections(hand, model, number + len(hand.history))
+        last = choose(hand, model, number, patience)
         checked = hand.copy()
         hand.apply_unchecked(last)
         checked.apply(last)
@@ -407,10 +462,11 @@ def test_random_hands_follow_the_rules(
     assert hand.result is not None
     event(f"end: {hand.result.end.value}")
     event(f"declared melds: {hand.history[-1].melds is not None}")
-    # Deterministic replay: the same seed and actions give the same hand, field by field.
+    # Deterministic replay: the same seed and actions (written out and read back in the action
+    # notation) give the same hand, field by field.
     again = Hand(rules, dealer, seed=seed)
     for action in hand.history:
-        again.apply(action)
+        again.apply(Action.parse(str(action)))
     assert snapshot(again) == snapshot(hand)
     assert again.result == hand.result
     assert again.observation(0) == hand.observation(0)
@@ -499,10 +555,39 @@ def test_hand_results_name_one_winner_or_none(
         assert result.show_down is not None
 
 
-def meldy(rng: random.Random, size: int, taken: set[int]) -> list[int]:
-    """``size`` cards not in ``taken``: mostly whole melds, the rest mostly low cards. Sometimes
-    all melds (gin, big gin), sometimes few (big deadwood)."""
-    if rng.random() < 0.15:
+def check_knocks(hand: Hand, model: Model, rng: random.Random) -> None:
+    """Every discard and knock, and knocks declaring each arrangement of the cards kept for a few
+    discards: accepted exactly when the model allows it, and a rejection changes nothing."""
+    held = mask(model.hands[model.to_move])
+    pool = [BIG_GIN, *DISCARDS, *KNOCKS]
+    for card in rng.sample([*reference.cards(held), None], 3):
+        kept = held if card is None else held & ~(1 << card)
+        for arrangement in itertools.islice(reference.arrangements(kept), 40):
+            melds = tuple(reference.mask_of(m) for m in arrangement)
+            pool.append(Action(ActionKind.KNOCK, card, melds))
+    legal = model.legal()
+    before = snapshot(hand)
+    for action in pool:
+        trial = hand.copy()
+        if (action.melds is not None and model.knock_is_legal(action)) or action in legal:
+            trial.apply(action)
+            continue
+        try:
+            trial.apply(action)
+        except IllegalAction:
+            pass
+        else:
+            raise AssertionError(f"{action} was accepted")
+        assert snapshot(trial) == before, f"{action} changed the state"
+
+
+def meldy(
+    rng: random.Random, size: int, taken: set[int], melded: float = 0.15, near: bool = False
+) -> list[int]:
+    """``size`` cards not in ``taken``: mostly whole melds, the rest mostly low cards. With
+    probability ``melded`` all melds (gin, big gin), sometimes few (big deadwood). With ``near``
+    the rest are mostly cards next to ``taken`` ones, for lay-offs and chains of them."""
+    if rng.random() < melded:
         for _ in range(50):  # try to fill the hand with melds alone
             cards = []
             for _ in range(20):
@@ -519,6 +604,8 @@ def meldy(rng: random.Random, size: int, taken: set[int]) -> list[int]:
             cards.extend(sorted(meld))
     free = [c for c in range(52) if c not in taken and c not in cards]
     low = [c for c in free if c % 13 < 3]
+    if near:
+        low = [c for c in free if any(c % 13 == t % 13 or abs(c - t) <= 2 for t in taken)]
     while len(cards) < size:
         card = rng.choice(low if low and rng.random() < 0.7 else free)
         free.remove(card)
@@ -535,8 +622,12 @@ def test_constructed_show_downs_score_by_the_rules(rules: Rules, deal: int, deal
     """Knockable hands built from melds meet defenders built the same way: knocks, undercuts,
     ties, gin and big gin all come up, each checked against the brute-force solver."""
     rng = random.Random(deal)
-    knocker = meldy(rng, 11, set())
-    defender = meldy(rng, 10, set(knocker))
+    if rng.random() < 0.2:  # ten melded cards and one more: gin, or big gin's near miss
+        knocker = meldy(rng, 10, set(), melded=1.0)
+        knocker.insert(rng.randrange(11), rng.choice([c for c in range(52) if c not in knocker]))
+    else:
+        knocker = meldy(rng, 11, set())
+    defender = meldy(rng, 10, set(knocker), near=rng.random() < 0.5)
     upcard = rng.choice([c for c in range(52) if c not in knocker and c not in defender])
     names = [[CARD_NAMES[c] for c in cards] for cards in (knocker, defender)]
     deck = deck_for(" ".join(names[0][:10]), " ".join(names[1]), CARD_NAMES[upcard], names[0][10])
@@ -545,6 +636,9 @@ def test_constructed_show_downs_score_by_the_rules(rules: Rules, deal: int, deal
     for action in (PASS, PASS, DRAW_STOCK):
         hand.apply(action)
         model.apply(action)
+    check_against_model(hand, model)
+    assert set(hand.legal_actions()) == model.legal()
+    check_knocks(hand, model, rng)
     knocks = sorted(model.legal() - set(DISCARDS), key=str)
     assume(knocks)
     last = BIG_GIN if BIG_GIN in knocks and rng.random() < 0.5 else rng.choice(knocks)

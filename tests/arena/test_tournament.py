@@ -1,0 +1,337 @@
+"""Tournaments (:mod:`arena.tournament`): the schedule, the configuration, and playing it with
+the built-in bots, concurrently or not, resumed or not."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.botspec import BotSpec
+from arena.judge import judge
+from arena.match import MatchError
+from arena.referee import Clock
+from arena.standings import standings
+from arena.store import GameRow, Store
+from arena.tournament import (
+    Config,
+    Task,
+    TournamentError,
+    missing_tasks,
+    probe,
+    run,
+    run_task,
+    schedule,
+)
+from engine.rules import Rules
+
+HERE = Path(__file__).resolve().parent
+ONCE = HERE / "tournament_bots" / "once.py"
+GHOST = "/nonexistent/gin-arena-test/ghost-bot"
+
+GREEDY = BotSpec("greedy", builtin="greedy")
+RANDOM = BotSpec("random", builtin="random")
+
+
+def builtins(*kinds: str) -> tuple[BotSpec, ...]:
+    """Built-in bots named a, b, c, ... in order."""
+    return tuple(BotSpec(chr(ord("a") + i), builtin=kind) for i, kind in enumerate(kinds))
+
+
+def all_games(tasks: list[Task]) -> list[tuple[int, int, int, int, tuple[int, int]]]:
+    """(id, bot a, bot b, seed, seats) of every scheduled game, in schedule order."""
+    return [(g.number, t.a, t.b, g.seed, g.seats) for t in tasks for g in t.games]
+
+
+# -- the schedule -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+def test_round_robin_plays_every_pair_once(n: int) -> None:
+    config = Config(bots=builtins(*["greedy"] * n), games_per_pair=4)
+    expected_pairs = {(i, j) for i in range(n) for j in range(i + 1, n)}
+    assert len(expected_pairs) == n * (n - 1) // 2
+    assert set(config.pairs()) == expected_pairs
+    assert len(config.pairs()) == len(expected_pairs)
+    games = all_games(schedule(config))
+    assert len(games) == 4 * n * (n - 1) // 2
+    for pair in expected_pairs:
+        assert sum(1 for g in games if (g[1], g[2]) == pair) == 4
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_gauntlet_plays_the_first_bot_against_each_other(n: int) -> None:
+    config = Config(bots=builtins(*["greedy"] * n), kind="gauntlet", games_per_pair=6)
+    assert config.pairs() == [(0, k) for k in range(1, n)]
+    games = all_games(schedule(config))
+    assert len(games) == 6 * (n - 1)
+    assert all(g[1] == 0 for g in games)
+    assert {g[2] for g in games} == set(range(1, n))
+
+
+def test_game_ids_are_one_to_n_in_schedule_order() -> None:
+    config = Config(bots=builtins("greedy", "random", "greedy", "random"), games_per_pair=6)
+    games = all_games(schedule(config))
+    assert [g[0] for g in games] == list(range(1, len(games) + 1)) == list(range(1, 37))
+
+
+def test_mirrored_deals_share_a_seed_with_the_seats_swapped() -> None:
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=8)
+    tasks = schedule(config)
+    assert len(tasks) == 3 * 4  # a task is one deal, played twice
+    for task in tasks:
+        first, second = task.games
+        assert first.seed == second.seed
+        assert (first.seats, second.seats) == ((0, 1), (1, 0))
+        assert second.number == first.number + 1
+    seeds = [t.games[0].seed for t in tasks]
+    assert len(set(seeds)) == len(seeds)  # every deal its own
+    assert all(0 <= s < 2**64 for s in seeds)
+
+
+def test_without_mirror_every_game_is_its_own_deal_and_seats_alternate() -> None:
+    config = Config(bots=builtins("greedy", "random"), games_per_pair=5, mirror=False)
+    tasks = schedule(config)
+    assert [len(t.games) for t in tasks] == [1] * 5
+    games = [t.games[0] for t in tasks]
+    assert [g.seats for g in games] == [(0, 1), (1, 0), (0, 1), (1, 0), (0, 1)]
+    assert len({g.seed for g in games}) == 5
+
+
+def test_the_schedule_is_a_pure_function_of_the_configuration() -> None:
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=4, seed=42)
+    assert schedule(config) == schedule(config)
+    rebuilt = Config.from_json(json.loads(json.dumps(config.to_json())))
+    assert schedule(rebuilt) == schedule(config)
+    # The deals do not depend on who plays them.
+    same_seed = Config(bots=builtins("random", "greedy", "random"), games_per_pair=4, seed=42)
+    assert all_games(schedule(same_seed)) == all_games(schedule(config))
+    other = Config(bots=config.bots, games_per_pair=4, seed=43)
+    seeds = {g[3] for g in all_games(schedule(config))}
+    other_seeds = {g[3] for g in all_games(schedule(other))}
+    assert seeds.isdisjoint(other_seeds)
+    assert [g[:3] for g in all_games(schedule(other))] == [
+        g[:3] for g in all_games(schedule(config))
+    ]
+
+
+def test_configuration_is_checked() -> None:
+    bots = builtins("greedy", "random")
+    with pytest.raises(TournamentError, match=r"--games-per-pair 3 is odd: mirrored deals"):
+        Config(bots=bots, games_per_pair=3)
+    assert len(all_games(schedule(Config(bots=bots, games_per_pair=3, mirror=False)))) == 3
+    with pytest.raises(TournamentError, match=r"duplicate bot name 'a'"):
+        Config(bots=(BotSpec("a", builtin="greedy"), BotSpec("a", builtin="random")))
+    with pytest.raises(TournamentError, match="at least two bots"):
+        Config(bots=(GREEDY,))
+    with pytest.raises(TournamentError, match="at least two bots"):
+        Config(bots=())
+    with pytest.raises(TournamentError, match="unknown tournament kind 'swiss'"):
+        Config(bots=bots, kind="swiss")
+    with pytest.raises(TournamentError, match="at least 1"):
+        Config(bots=bots, games_per_pair=0)
+    for seed in (-1, 2**64):
+        with pytest.raises(TournamentError, match="bad seed"):
+            Config(bots=bots, seed=seed)
+    assert issubclass(TournamentError, ValueError)
+
+
+def test_configuration_json_round_trip(tmp_path: Path) -> None:
+    config = Config(
+        bots=(
+            GREEDY,
+            BotSpec(
+                "mine",
+                (sys.executable, "-m", "bots.random", "--seed", "3"),
+                None,
+                tmp_path,
+                {"MYBOT_DEPTH": "4"},
+            ),
+            BotSpec("r", builtin="random"),
+        ),
+        kind="gauntlet",
+        games_per_pair=7,
+        mirror=False,
+        seed=2**64 - 1,
+        rules=Rules.preset("oklahoma").with_options({"knock_limit": "7", "big_gin": "true"}),
+        clock=Clock(move=0.25, bank=3.0, grace=0.05, startup=4.0),
+        in_process=False,
+        memory_mb=512,
+        cpu_seconds=30,
+    )
+    text = json.dumps(config.to_json())  # as the database stores it
+    assert Config.from_json(json.loads(text)) == config
+    assert Config.from_json(json.loads(text)).to_json() == config.to_json()
+    assert json.loads(text)["seed"] == str(2**64 - 1)  # safe from JSON readers' doubles
+    default = Config(bots=builtins("greedy", "random"))
+    assert Config.from_json(json.loads(json.dumps(default.to_json()))) == default
+
+
+def test_missing_tasks_are_the_schedule_less_what_is_done() -> None:
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=4)
+    assert missing_tasks(config, set()) == schedule(config)
+    total = len(all_games(schedule(config)))
+    assert missing_tasks(config, set(range(1, total + 1))) == []
+    done = {1, 2, 4, 7, 12}
+    missing = all_games(missing_tasks(config, done))
+    assert [g[0] for g in missing] == [k for k in range(1, total + 1) if k not in done]
+    by_id = {g[0]: g for g in all_games(schedule(config))}
+    assert all(by_id[g[0]] == g for g in missing)  # same pair, seed and seats
+
+
+# -- playing ----------------------------------------------------------------------------------
+
+
+def key(row: GameRow) -> tuple[object, ...]:
+    """Everything about a game but its timing and record."""
+    return (
+        row.id,
+        row.seat0,
+        row.seat1,
+        row.seed,
+        row.winner,
+        row.reason,
+        row.failed,
+        row.score0,
+        row.score1,
+        row.hands,
+    )
+
+
+def play(path: Path, config: Config, concurrency: int) -> list[GameRow]:
+    store = Store.create(path, config.to_json())
+    try:
+        seen: list[int] = []
+        played = run(config, store, concurrency, lambda row: seen.append(row.id))
+        rows = list(store.games())
+    finally:
+        store.close()
+    assert played == len(rows) == len(seen)
+    assert sorted(seen) == [r.id for r in rows]
+    return rows
+
+
+def check_against_schedule(config: Config, rows: list[GameRow]) -> None:
+    names = config.names()
+    expected = {}
+    for task in schedule(config):
+        for g in task.games:
+            pair = (names[task.a], names[task.b])
+            expected[g.number] = (pair[g.seats[0]], pair[g.seats[1]], g.seed)
+    assert {r.id: (r.seat0, r.seat1, r.seed) for r in rows} == expected
+
+
+def check_records(rows: list[GameRow], scratch: Path) -> None:
+    """Each row carries its own game's record, whole, and the judge agrees with it."""
+    for r in rows:
+        lines = [json.loads(line) for line in r.record.splitlines()]
+        header, end = lines[0], lines[-1]
+        assert (header["type"], header["game"], header["seed"]) == ("game", r.id, r.seed)
+        assert [b["name"] for b in header["bots"]] == [r.seat0, r.seat1]
+        assert end["type"] == "game_end"
+        assert end["scores"] == [r.score0, r.score1]
+        seats = [r.seat0, r.seat1]
+        assert (None if end["winner"] is None else seats[end["winner"]]) == r.winner
+        assert sum(1 for line in lines if line["type"] == "game") == 1
+    path = scratch / "all.jsonl"
+    path.write_text("".join(r.record for r in rows))
+    verdict = judge(path)
+    assert verdict.ok, verdict.disagreement
+    assert verdict.games == len(rows)
+
+
+def test_the_same_games_whatever_the_concurrency(tmp_path: Path) -> None:
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=4, seed=5)
+    one = play(tmp_path / "one.sqlite", config, 1)
+    two = play(tmp_path / "two.sqlite", config, 2)
+    assert [r.id for r in one] == list(range(1, 13))
+    assert [key(r) for r in one] == [key(r) for r in two]
+    check_against_schedule(config, one)
+    assert all(r.reason == "normal" and r.failed is None for r in one)
+    assert {r.winner for r in one} <= {"a", "b", "c", None}
+    check_records(two, tmp_path)
+    # Greedy beats random: the games were really played.
+    table = standings(config.names(), two)
+    assert table.fit.crosstable["a"]["b"][0] > table.fit.crosstable["a"]["b"][1]
+
+
+def test_resume_plays_exactly_the_missing_games(tmp_path: Path) -> None:
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=4, seed=9)
+    path = tmp_path / "t.sqlite"
+    full = play(path, config, 1)
+    lost = {2, 5, 6, 11}  # half a mirrored pair, a whole one, and one more
+    with sqlite3.connect(path) as db:
+        db.executemany("DELETE FROM games WHERE id = ?", [(k,) for k in lost])
+    db.close()
+    store = Store.open(path)
+    try:
+        assert store.done() == set(range(1, 13)) - lost
+        seen: list[GameRow] = []
+        assert run(config, store, 2, seen.append) == len(lost)
+        assert sorted(r.id for r in seen) == sorted(lost)
+        assert [r.id for r in store.games()] == list(range(1, 13))
+        assert run(config, store, 2) == 0  # nothing left: nothing played
+        rows = list(store.games())
+    finally:
+        store.close()
+    check_against_schedule(config, rows)
+    kept = {r.id: key(r) for r in full if r.id not in lost}
+    assert {r.id: key(r) for r in rows if r.id not in lost} == kept
+
+
+def test_probe_reports_versions_and_the_first_bot_that_cannot_start(tmp_path: Path) -> None:
+    config = Config(bots=builtins("greedy", "random"), games_per_pair=2)
+    assert probe(config, tmp_path) == {"a": "1", "b": "1"}
+    broken = Config(bots=(GREEDY, BotSpec("ghost", (GHOST,)), RANDOM), games_per_pair=2)
+    with pytest.raises(MatchError, match=r"bot 'ghost' could not start: cannot run") as caught:
+        probe(broken, tmp_path)
+    assert caught.value.bot == 1
+
+
+@pytest.mark.parametrize("ghost_first", [True, False])
+def test_a_bot_that_cannot_start_forfeits_its_task(tmp_path: Path, ghost_first: bool) -> None:
+    ghost = BotSpec("ghost", (GHOST,))
+    bots = (ghost, GREEDY) if ghost_first else (GREEDY, ghost)
+    config = Config(bots=bots, games_per_pair=4)
+    task = schedule(config)[1]
+    rows = run_task(config.to_json(), task, str(tmp_path))
+    assert [r.id for r in rows] == [3, 4]
+    for r, planned in zip(rows, task.games, strict=True):
+        names = (bots[planned.seats[0]].name, bots[planned.seats[1]].name)
+        assert (r.seat0, r.seat1, r.seed) == (*names, planned.seed)
+        assert (r.winner, r.failed, r.reason) == ("greedy", "ghost", "startup")
+        assert (r.score0, r.score1, r.hands, r.record) == (0, 0, 0, "")
+        assert "ghost" in r.message and "could not start" in r.message
+
+
+def test_a_bot_that_stops_starting_mid_task_forfeits_the_rest(tmp_path: Path) -> None:
+    # Game 1: the bot crashes at its first move; the restart for game 2 fails.
+    once = BotSpec("once", (sys.executable, str(ONCE), str(tmp_path / "started")))
+    config = Config(bots=(once, GREEDY), games_per_pair=2, clock=Clock(startup=30.0))
+    (task,) = schedule(config)
+    rows = run_task(config.to_json(), task, str(tmp_path / "work"))
+    assert [r.id for r in rows] == [1, 2]
+    first, second = rows
+    assert (first.reason, first.failed, first.winner) == ("crash", "once", "greedy")
+    assert first.record  # a game that was played keeps its record
+    assert (second.reason, second.failed, second.winner) == ("startup", "once", "greedy")
+    assert (second.seat0, second.seat1) == ("greedy", "once")
+    assert "restarting after game 1" in second.message
+
+
+def test_startup_forfeits_are_stored_and_counted(tmp_path: Path) -> None:
+    config = Config(bots=(GREEDY, BotSpec("ghost", (GHOST,)), RANDOM), games_per_pair=2)
+    rows = play(tmp_path / "t.sqlite", config, 1)
+    assert len(rows) == 6
+    ghost_games = [r for r in rows if "ghost" in (r.seat0, r.seat1)]
+    assert len(ghost_games) == 4
+    assert all(r.reason == "startup" and r.failed == "ghost" for r in ghost_games)
+    table = standings(config.names(), rows)
+    assert table.failures["ghost"]["startup"] == 4
+    assert table.failures["greedy"]["startup"] == 0
+    ratings = {r.name: r for r in table.fit.ratings}
+    assert (ratings["ghost"].wins, ratings["ghost"].losses) == (0, 4)
+    assert table.fit.ratings[-1].name == "ghost"
