@@ -1,0 +1,111 @@
+"""``gin-arena check-bot``: well-behaved bots pass every check, and each kind of broken bot fails
+the right check with its failure named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from arena_support import CLOCK, HOSTILE, ROOT, cli_env, hostile
+
+from arena.botspec import BotSpec
+from arena.checkbot import Check, check_bot
+
+HERE = Path(__file__).resolve().parent / "checkbot_bots"
+
+
+def run_checks(tmp_path: Path, command: tuple[str, ...]) -> dict[str, Check]:
+    spec = BotSpec("bot", command, env={"PYTHONPATH": str(ROOT)})
+    checks = check_bot(spec, CLOCK, tmp_path, games=1)
+    return {c.name: c for c in checks}
+
+
+def failed(checks: dict[str, Check]) -> dict[str, str]:
+    return {name: c.detail for name, c in checks.items() if not c.ok}
+
+
+@pytest.mark.parametrize("module", ["bots.greedy", "bots.random"])
+def test_the_built_in_bots_pass_every_check(tmp_path: Path, module: str) -> None:
+    checks = run_checks(tmp_path, (sys.executable, "-m", module))
+    assert not failed(checks)
+    assert {"handshake", "situations covered", "response times", "exits on quit"} <= set(checks)
+    assert "every phase" in checks["situations covered"].detail
+
+
+def test_the_javascript_example_passes_from_the_command_line(tmp_path: Path) -> None:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the JavaScript example cannot run")
+    script = ROOT / "bots" / "examples" / "javascript" / "ginbot.js"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "check-bot",
+            f"node {script}",
+            "--games",
+            "1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = json.loads(done.stdout)
+    assert all(row["ok"] for row in rows) and len(rows) >= 9
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "check", "words"),
+    [
+        ("silent.sh", (), "handshake", "startup"),
+        ("wrong_version.py", (), "handshake", "version 99"),
+        ("crash.py", (), "first upcard and a knock", "crash"),
+        ("garbage.py", (), "first upcard and a knock", "malformed"),
+        ("illegal.py", ("held",), "full game 1 against greedy", "illegal [R7]"),
+        ("wrong_id.py", (), "first upcard and a knock", "protocol"),
+        ("mute.py", (), "first upcard and a knock", "timeout"),
+    ],
+)
+def test_each_broken_bot_fails_with_its_failure_named(
+    tmp_path: Path, script: str, args: tuple[str, ...], check: str, words: str
+) -> None:
+    checks = run_checks(tmp_path, hostile(script, *args))
+    problems = failed(checks)
+    assert check in problems, problems
+    assert words in problems[check], problems[check]
+
+
+def test_a_bot_that_ignores_quit_fails_that_check(tmp_path: Path) -> None:
+    checks = run_checks(tmp_path, (sys.executable, str(HERE / "deaf.py")))
+    assert set(failed(checks)) == {"exits on quit"}, failed(checks)
+
+
+def test_the_command_exits_1_and_prints_a_line_per_check_on_failure(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "check-bot",
+            f"/bin/sh {HOSTILE / 'silent.sh'}",
+            "--startup-time",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("FAIL  handshake") and "0 passed, 1 failed" in done.stdout
