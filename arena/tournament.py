@@ -42,7 +42,7 @@ class Config:
 
     bots: tuple[BotSpec, ...]
     kind: str = "round-robin"
-    games_per_pair: int = 20
+    games_per_pair: int = 60
     mirror: bool = True
     seed: int = 0
     rules: Rules = Rules()

@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=KINDS,
         help="round-robin (default) or gauntlet (the first bot against each of the others)",
     )
-    parser.add_argument("--games-per-pair", type=int, help="games per pair of bots (default 20)")
+    parser.add_argument("--games-per-pair", type=int, help="games per pair of bots (default 60)")
     parser.add_argument(
         "--no-mirror",
         dest="mirror",

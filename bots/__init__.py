@@ -8,5 +8,6 @@ from typing import Final
 BUILTIN: Final = {
     "random": "bots.random:RandomBot",
     "greedy": "bots.greedy:GreedyBot",
+    "strong": "bots.strong:StrongBot",
 }
 """Built-in bot names and their classes (``module:Class``)."""
