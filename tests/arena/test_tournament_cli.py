@@ -21,7 +21,9 @@ from typing import Any
 
 import pytest
 
+from arena.botspec import BotSpec
 from arena.store import Store
+from arena.tournament import Config
 from bots import BUILTIN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -609,7 +611,8 @@ def test_the_default_tournament_completes(tmp_path: Path) -> None:
     seconds = time.monotonic() - began
     assert done.returncode == 0, done.stderr
     n = len(BUILTIN)
-    games = 20 * n * (n - 1) // 2
+    per_pair = Config(bots=(BotSpec("a"), BotSpec("b"))).games_per_pair
+    games = per_pair * n * (n - 1) // 2
     assert done.stdout.startswith(f"round-robin of {n} bots ({', '.join(BUILTIN)}): ")
     assert f"Standings after {games} games" in done.stdout
     (db,) = tmp_path.glob("tournament-*.sqlite")
