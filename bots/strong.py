@@ -55,9 +55,6 @@ class Style:
     """Deadwood points charged for a discard the opponent is sure to meld."""
     shortlist: int = 4
     """Discards appraised in full for each possible stock card when weighing a draw."""
-    depth: int = 1
-    """Draws looked ahead when discarding: 1 appraises the hand kept, 2 the best hand after the
-    next stock card."""
     trust: float = 1.0
     """How far the opponent's takes, discards and passes move the odds of what it holds."""
     samples: int = 48
@@ -285,16 +282,6 @@ def best_discard(
     return best_card, best_score
 
 
-def after_next_draw(
-    hand: int, appraisal: Appraisal, danger: Sequence[float], shortlist: int
-) -> float:
-    """The expected score of ``hand`` (ten cards) after the next stock card and the best discard."""
-    return sum(
-        p * best_discard(hand | 1 << card, hand | 1 << card, appraisal, danger, shortlist)[1]
-        for card, p in appraisal.stock.draws
-    )
-
-
 def might_help(hand: int, card: int) -> bool:
     """Could ``card`` be worth taking into ``hand``: it melds, or lowers the deadwood, or pairs
     with a card of its rank or a suit neighbour?"""
@@ -451,17 +438,7 @@ class StrongBot(Bot):
         knock_action = self._knock(view, unseen, odds)
         if knock_action is not None:
             return knock_action
-        if self.style.depth >= 2:
-            card = min(
-                cards_of(view.discardable()),
-                key=lambda c: (
-                    after_next_draw(view.hand ^ (1 << c), appraisal, danger, self.style.shortlist)
-                    + danger[c],
-                    -VALUES[c],
-                ),
-            )
-        else:
-            card, _ = best_discard(view.hand, view.discardable(), appraisal, danger)
+        card, _ = best_discard(view.hand, view.discardable(), appraisal, danger)
         return discard(card)
 
     def _knock(self, view: View, unseen: int, odds: list[float]) -> Action | None:
