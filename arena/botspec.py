@@ -22,13 +22,28 @@ from pathlib import Path
 
 import bots
 from arena.connection import Connection, InProcessConnection
-from arena.process import ProcessConnection, python_command
+from arena.process import QUIT_WAIT_SECONDS, ProcessConnection, python_command
+from arena.sandbox import Sandbox
 from bots import BUILTIN
 from bots.sdk import Bot
 
 
 class BotSpecError(ValueError):
     """A bot name, command or bots file that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How bot processes are run: built-in bots in this process or not, the limits of each
+    process, its sandbox, the paths no bot may see, and the time a bot has to quit."""
+
+    in_process: bool = True
+    memory_mb: int | None = None
+    cpu_seconds: int | None = None
+    sandbox: Sandbox | None = None
+    hidden: tuple[Path, ...] = ()
+    """Files and directories hidden from sandboxed bots (the database, the record)."""
+    quit_wait: float = QUIT_WAIT_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +63,11 @@ class BotSpec:
         return shlex.join(self.command)
 
     def connect(
-        self,
-        workdir: Path,
-        in_process: bool = True,
-        memory_mb: int | None = None,
-        cpu_seconds: int | None = None,
-        display_name: str | None = None,
+        self, workdir: Path, launch: Launch = Launch(), display_name: str | None = None
     ) -> Connection:
         """A fresh, unstarted connection to this bot (logs and scratch space under ``workdir``)."""
         name = display_name or self.name
-        if self.builtin is not None and in_process:
+        if self.builtin is not None and launch.in_process:
             return InProcessConnection(name, builtin_factory(self.builtin))
         env = dict(self.env)
         if self.builtin is None:
@@ -77,8 +87,11 @@ class BotSpec:
             log_path=workdir / f"{safe}.stderr.log",
             env=env,
             cwd=self.cwd,
-            memory_mb=memory_mb,
-            cpu_seconds=cpu_seconds,
+            memory_mb=launch.memory_mb,
+            cpu_seconds=launch.cpu_seconds,
+            sandbox=launch.sandbox,
+            hidden=launch.hidden,
+            quit_wait=launch.quit_wait,
         )
 
 

@@ -14,9 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.botspec import BotSpec, load_bots_file, resolve
+from arena.botspec import BotSpec, Launch, load_bots_file, resolve
 from arena.connection import BotError, Connection, InProcessConnection
-from arena.match_cmd import add_clock_arguments, clock_from
+from arena.match import log_tail
+from arena.options import (
+    add_clock_arguments,
+    add_process_arguments,
+    clock_from,
+    logs_from,
+    positive_int,
+    sandbox_from,
+)
 from arena.process import ProcessConnection
 from arena.referee import Clock, GameOutcome, Referee
 from bots.greedy import GreedyBot
@@ -141,7 +149,8 @@ SCENARIOS = (
                 "3S",
             ),
         ),
-        "the bot deals; the opponent knocks and the bot lays off onto its melds",
+        "the bot deals; the opponent knocks, and the referee lays off the bot's cards onto the "
+        "knocker's melds",
     ),
     Scenario(
         "a drawn hand, then a redeal",
@@ -166,14 +175,31 @@ SCENARIOS = (
 )
 
 
-def _connect(spec: BotSpec, workdir: Path, in_process: bool) -> Connection:
-    return spec.connect(workdir, in_process=in_process)
-
-
 def check_bot(
-    spec: BotSpec, clock: Clock, workdir: Path, in_process: bool = False, games: int = 2
+    spec: BotSpec,
+    clock: Clock,
+    workdir: Path,
+    in_process: bool = False,
+    games: int = 2,
+    *,
+    launch: Launch | None = None,
+    logs_kept: bool = False,
 ) -> list[Check]:
-    """Run every check; return them in order."""
+    """Run every check; return them in order. ``launch`` says how the bot's process is run
+    (sandbox, limits); by default as a process (``in_process`` runs a built-in bot here)."""
+    how = launch or Launch(quit_wait=clock.quit)
+    how = Launch(
+        in_process=in_process,
+        memory_mb=how.memory_mb,
+        cpu_seconds=how.cpu_seconds,
+        sandbox=how.sandbox,
+        hidden=how.hidden,
+        quit_wait=clock.quit,
+    )
+
+    def _connect(spec: BotSpec, workdir: Path, in_process: bool) -> Connection:
+        return spec.connect(workdir, how)
+
     checks: list[Check] = []
     seen = _Seen()
     referee = Referee(HOYLE, clock)
@@ -182,8 +208,8 @@ def check_bot(
     try:
         ready = inner.start(referee.hello(0, "greedy"), clock.startup)
     except BotError as error:
-        log = f" (stderr: {inner.log_path})" if inner.log_path else ""
         inner.close()
+        log = log_tail(inner.log_path, kept=logs_kept)
         return [Check("handshake", False, f"{error.reason}: {error.detail}{log}")]
     checks.append(
         Check(
@@ -310,10 +336,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", type=Path, help="a TOML bots file to look the name up in")
     add_clock_arguments(parser)
     parser.add_argument(
-        "--games", type=int, default=2, help="full games against greedy (default 2)"
+        "--games",
+        type=positive_int,
+        default=2,
+        help="full games against greedy after the scripted situations (default 2; at least 1: "
+        "they reach the situations no script can force on every bot)",
     )
     parser.add_argument("--in-process", action="store_true", help="run a built-in bot in-process")
-    parser.add_argument("--logs", type=Path, help="keep the bot's stderr log in this directory")
+    add_process_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
 
 
@@ -321,9 +351,23 @@ def run(args: argparse.Namespace) -> int:
     known = load_bots_file(args.bots) if args.bots else {}
     spec = resolve(args.bot, known)
     clock = clock_from(args)
+    logs = logs_from(args)
+    launch = Launch(
+        memory_mb=args.memory_mb,
+        cpu_seconds=args.cpu_seconds,
+        sandbox=sandbox_from(args.sandbox, [spec], args.in_process),
+    )
     with tempfile.TemporaryDirectory(prefix="gin-arena-check-") as scratch:
-        workdir = args.logs or Path(scratch)
-        checks = check_bot(spec, clock, workdir, in_process=args.in_process, games=args.games)
+        workdir = logs or Path(scratch)
+        checks = check_bot(
+            spec,
+            clock,
+            workdir,
+            in_process=args.in_process,
+            games=args.games,
+            launch=launch,
+            logs_kept=logs is not None,
+        )
     failed = sum(1 for c in checks if not c.ok)
     if args.json:
         print(

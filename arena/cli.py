@@ -24,6 +24,7 @@ PROG = "gin-arena"
 EXIT_OK = 0
 EXIT_PROBLEM = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C: what was saved stays saved; no traceback
+        print(f"\n{PROG} {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (``gin-arena solve --jsonl < hands | head``): stop quietly, and
         # point stdout at devnull so that the interpreter's final flush does not fail again.

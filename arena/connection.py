@@ -102,6 +102,10 @@ class Connection(ABC):
     def close(self) -> None:
         """Stop the bot, leaving nothing behind. Safe to call twice."""
 
+    def discard_pending(self) -> None:  # noqa: B027 - a no-op where nothing can be pending
+        """Drop whatever the bot has written and the referee has not read yet (after a failure,
+        so that the ``error`` and ``game_end`` notices still reach it)."""
+
     @property
     def log_path(self) -> str | None:
         """Where the bot's stderr went, if anywhere."""
@@ -143,8 +147,10 @@ def decode_bot_line(line: bytes, bot: str) -> m.Message:
 
 class InProcessConnection(Connection):
     """A built-in Python bot run in this process. Messages still go through the codec both ways,
-    so the bot sees exactly what a subprocess bot would; a move is timed like any other (it cannot
-    be interrupted, so an overrun is judged when the bot returns)."""
+    so the bot sees exactly what a subprocess bot would. A move is charged the CPU time of this
+    thread while the bot works (``time.thread_time``), not the wall clock, so that a loaded
+    machine or other games running at once do not cost it; it cannot be interrupted, so an overrun
+    is judged when the bot returns."""
 
     def __init__(self, name: str, factory: Callable[[], Bot]) -> None:
         self.name = name
@@ -181,13 +187,15 @@ class InProcessConnection(Connection):
     def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
         if self._bot is None:
             raise BotCrashed("is not running", self.name)
-        start = time.perf_counter()
+        start = time.thread_time()
         line = self._deliver(request)
-        elapsed = time.perf_counter() - start
+        elapsed = time.thread_time() - start
         if line is None:
             raise ProtocolViolation(f"did not reply to request {request.id}", self.name)
         if elapsed > timeout:
-            raise BotTimeout(f"took {elapsed:.3f} s, over the limit of {timeout:.3f} s", self.name)
+            raise BotTimeout(
+                f"used {elapsed:.3f} s of CPU time, over the limit of {timeout:.3f} s", self.name
+            )
         return check_reply(decode_bot_line(line, self.name), request, self.name), elapsed
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.record import RecordedGame, RecordError, read_games
+from arena.referee import REFEREE, GameOutcome
 from engine.cards import CARD_NAMES
 from engine.game import Game
 from engine.hand import Action, ActionError, IllegalAction
@@ -35,10 +36,13 @@ class Verdict:
     hands: int
     actions: int
     disagreement: Disagreement | None
+    incomplete: int | None = None
+    """The line of the last game when the record stops before that game's end (a match that
+    was interrupted); everything before it agrees with the rules."""
 
     @property
     def ok(self) -> bool:
-        return self.disagreement is None
+        return self.disagreement is None and self.incomplete is None
 
 
 def judge(path: Path) -> Verdict:
@@ -46,14 +50,17 @@ def judge(path: Path) -> Verdict:
     games = read_games(path)
     hands = actions = 0
     for number, game in enumerate(games, 1):
+        last = number == len(games)
         try:
-            for kind in _judge_game(game):
+            for kind in _judge_game(game, last):
                 if kind == "hand":
                     hands += 1
                 else:
                     actions += 1
         except _Stop as stop:
             return Verdict(number - 1, hands, actions, stop.disagreement)
+        if last and game.end is None:
+            return Verdict(number - 1, hands, actions, None, incomplete=game.line)
     return Verdict(len(games), hands, actions, None)
 
 
@@ -62,7 +69,9 @@ def _expect(line: int, what: str, recorded: object, computed: object) -> None:
         raise _Stop(line, f"{what}: the record says {recorded!r}, the rules give {computed!r}")
 
 
-def _judge_game(rec: RecordedGame) -> Iterator[str]:
+def _judge_game(rec: RecordedGame, last: bool = False) -> Iterator[str]:
+    """Check one game, yielding ``hand`` and ``action`` as they pass. The ``last`` game of a
+    record may stop anywhere (an interrupted match): what it holds is checked, no more."""
     tags = rec.tags
     try:
         rules = Rules.from_dict(tags.rules)
@@ -103,12 +112,14 @@ def _judge_game(rec: RecordedGame) -> Iterator[str]:
                 raise _Stop(action_line, f"illegal action {act.action!r}: {error}") from None
             yield "action"
         if hand_rec.end is None:
+            if last and rec.end is None and index == len(rec.hands) - 1:
+                continue  # the record stops in this hand
             if (
                 rec.end is not None
-                and rec.end[1].failure is not None
+                and (rec.end[1].failure is not None or rec.end[1].reason == REFEREE)
                 and index == len(rec.hands) - 1
             ):
-                continue  # the game was forfeited during this hand
+                continue  # the game was forfeited, or abandoned by the referee, in this hand
             raise _Stop(line, f"hand {game.hand_number} has no hand_end line")
         end_line, hand_end = hand_rec.end
         result = hand.result
@@ -124,9 +135,17 @@ def _judge_game(rec: RecordedGame) -> Iterator[str]:
             _expect(end_line, "knocker deadwood", hand_end.knocker_deadwood, sd.knocker_deadwood)
             _expect(end_line, "defender deadwood", hand_end.defender_deadwood, sd.defender_deadwood)
     if rec.end is None:
+        if last:
+            return
         raise _Stop(rec.line, "the game has no game_end line")
     end_line, end = rec.end
-    if end.failure is None and tags.single_hand:
+    if end.reason == REFEREE:
+        # The referee abandoned the game: what was played up to there is checked above; the
+        # game is drawn at the scores it had.
+        _expect(end_line, "winner of an abandoned game", end.winner, None)
+        _expect(end_line, "scores when the referee failed", end.scores, game.scores)
+        _expect(end_line, "hands before the referee failed", end.hands, len(game.results))
+    elif end.failure is None and tags.single_hand:
         first = game.results[0] if game.results else None
         if first is None:
             raise _Stop(end_line, "the single hand did not end")
@@ -135,6 +154,7 @@ def _judge_game(rec: RecordedGame) -> Iterator[str]:
     elif end.failure is None:
         if game.result is None:
             raise _Stop(end_line, "the record ends the game, but nobody reached the target")
+        _expect(end_line, "how the game ended", end.reason, GameOutcome.reason_of(game.result))
         _expect(end_line, "game winner", end.winner, game.result.winner)
         _expect(end_line, "final scores", end.scores, list(game.result.scores))
         _expect(end_line, "hands played", end.hands, game.result.hands_played)

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from arena.botspec import BotSpec
+from arena.botspec import BotSpec, Launch
 from arena.connection import BotError, BotStartupError, Connection
 from arena.record import BotTag, Writer
 from arena.referee import Clock, GameOutcome, Referee
+from arena.sandbox import Sandbox
 from engine.deck import SplitMix64
 from engine.rules import Rules
 
@@ -122,19 +123,21 @@ class MatchResult:
         }
 
 
-def _log_tail(path: str | None, lines: int = 5) -> str:
-    """The end of a bot's stderr log, for an error message (the log may live in a directory that
-    is removed when the match ends)."""
+def log_tail(path: str | None, kept: bool, lines: int = 5) -> str:
+    """The end of a bot's stderr log, for an error message. The log's path is named only when
+    the log is ``kept`` (``--logs``): a scratch directory is gone by the time the message is read.
+    """
     if not path:
         return ""
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return ""
+    where = f" ({path})" if kept else ""
     if not text:
-        return f" (its stderr, {path}, is empty)"
+        return f" (its stderr{where} is empty)"
     tail = "\n    ".join(text.splitlines()[-lines:])
-    return f"; the end of its stderr ({path}):\n    {tail}"
+    return f"; the end of its stderr{where}:\n    {tail}"
 
 
 def game_seeds(seed: int) -> Iterator[int]:
@@ -157,9 +160,23 @@ class Match:
     in_process: bool = True
     memory_mb: int | None = None
     cpu_seconds: int | None = None
+    sandbox: Sandbox | None = None
+    hidden: tuple[Path, ...] = ()
+    """Paths no sandboxed bot may see (the record, a database)."""
     workdir: Path | None = None
+    """Where the bots' working directories and logs go (kept); default a scratch directory."""
     record_tags: dict[str, Any] | None = None
     """Written in each record's game line under ``match`` (default: the match seed and mode)."""
+
+    def launch(self) -> Launch:
+        return Launch(
+            in_process=self.in_process,
+            memory_mb=self.memory_mb,
+            cpu_seconds=self.cpu_seconds,
+            sandbox=self.sandbox,
+            hidden=self.hidden,
+            quit_wait=self.clock.quit,
+        )
 
     def names(self) -> tuple[str, str]:
         a, b = self.bots[0].name, self.bots[1].name
@@ -201,15 +218,15 @@ class Match:
             readies = ["", ""]
             authors = ["", ""]
 
+            launch = self.launch()
+
             def connect(bot: int) -> Connection:
-                conn = self.bots[bot].connect(
-                    workdir, self.in_process, self.memory_mb, self.cpu_seconds, names[bot]
-                )
+                conn = self.bots[bot].connect(workdir, launch, names[bot])
                 try:
                     ready = conn.start(referee.hello(bot, names[1 - bot]), self.clock.startup)
                 except BotError as error:
                     conn.close()
-                    log = _log_tail(conn.log_path)
+                    log = log_tail(conn.log_path, kept=self.workdir is not None)
                     raise MatchError(
                         f"bot {names[bot]!r} could not start: {error.detail}{log}", bot
                     ) from None
@@ -262,8 +279,15 @@ class Match:
                 result.games.append(report)
                 if on_game:
                     on_game(report, result)
-                if outcome.failure is not None and index + 1 < len(games):
-                    bot = seats[outcome.failure.seat]  # restart the bot that failed
+                if index + 1 == len(games):
+                    continue
+                if outcome.failure is not None:  # restart the bot that failed
+                    restart = [seats[outcome.failure.seat]]
+                elif outcome.error is not None:  # the referee failed: both may be confused
+                    restart = [0, 1]
+                else:
+                    restart = []
+                for bot in restart:
                     old = connections[bot]
                     assert old is not None
                     old.close()

@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import secrets
 import sys
+import tempfile
 from pathlib import Path
+from typing import IO
 
 from arena.botspec import BotSpec, load_bots_file, resolve
 from arena.match import GameReport, Match, MatchError, MatchResult
-from arena.referee import GRACE_SECONDS, Clock
+from arena.options import (
+    add_clock_arguments,
+    add_process_arguments,
+    add_rules_arguments,
+    clock_from,
+    logs_from,
+    positive_int,
+    rules_from,
+    sandbox_from,
+)
+from arena.referee import RecordWriteError
 from bots import BUILTIN
-from engine.rules import Rules, parse_option
 
 HELP = "play games between two bots and summarise the result"
 DESCRIPTION = f"""\
@@ -36,64 +49,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bot_a", metavar="BOT_A", help="the first bot")
     parser.add_argument("bot_b", metavar="BOT_B", help="the second bot")
     count = parser.add_mutually_exclusive_group()
-    count.add_argument("--games", type=int, default=None, help="games to play (default 2)")
+    count.add_argument("--games", type=positive_int, default=None, help="games to play (default 2)")
     count.add_argument(
-        "--hands", type=int, default=None, help="play this many single hands instead of games"
+        "--hands",
+        type=positive_int,
+        default=None,
+        help="play this many single hands instead of games",
     )
-    parser.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="match seed (default: a random one, printed at the end; a seed given here makes "
+        "every deal predictable to anyone who knows it)",
+    )
     add_rules_arguments(parser)
     add_clock_arguments(parser)
     parser.add_argument(
         "--mirror", action="store_true", help="play every deal twice, the bots swapping seats"
     )
-    parser.add_argument("--record", type=Path, help="write the game records to this JSONL file")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        help="write the game records to this JSONL file (replaced once the match has started)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--bots", type=Path, help="a TOML bots file (name, command, cwd, env)")
     parser.add_argument(
         "--subprocess", action="store_true", help="run built-in bots as subprocesses too"
     )
-    parser.add_argument("--logs", type=Path, help="keep bot stderr logs in this directory")
-    parser.add_argument("--memory-mb", type=int, help="address-space limit per bot process")
-    parser.add_argument("--cpu-seconds", type=int, help="CPU-time limit per bot process")
-
-
-def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", default="hoyle", help="rules preset (default hoyle)")
-    parser.add_argument(
-        "--set",
-        dest="options",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="change one rules option (repeatable), e.g. --set knock_limit=7",
-    )
-
-
-def add_clock_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--move-time", type=float, default=1.0, help="seconds per move (default 1)")
-    parser.add_argument(
-        "--time-bank", type=float, default=0.0, help="extra seconds per game (default 0)"
-    )
-    parser.add_argument(
-        "--grace",
-        type=float,
-        default=GRACE_SECONDS,
-        help=f"transport margin per move, never charged (default {GRACE_SECONDS})",
-    )
-    parser.add_argument(
-        "--startup-time", type=float, default=10.0, help="seconds for the handshake (default 10)"
-    )
-
-
-def rules_from(args: argparse.Namespace) -> Rules:
-    options = dict(parse_option(text) for text in args.options)
-    return Rules.preset(args.rules).with_options(options)
-
-
-def clock_from(args: argparse.Namespace) -> Clock:
-    return Clock(
-        move=args.move_time, bank=args.time_bank, grace=args.grace, startup=args.startup_time
-    )
+    add_process_arguments(parser)
 
 
 def bot_specs(args: argparse.Namespace) -> tuple[BotSpec, BotSpec]:
@@ -105,14 +90,15 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from(args)
     clock = clock_from(args)
     count = args.hands if args.hands is not None else (args.games if args.games is not None else 2)
-    if count < 1:
-        unit = "hands" if args.hands is not None else "games"
-        raise ValueError(f"the number of {unit} must be at least 1")
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     if not 0 <= seed < 2**64:
         raise ValueError(f"bad seed {seed}: a seed is an integer from 0 to 2**64 - 1")
+    specs = bot_specs(args)
+    logs = logs_from(args)
+    record = RecordFile(args.record) if args.record else None
+    sandbox = sandbox_from(args.sandbox, specs, not args.subprocess)
     match = Match(
-        bot_specs(args),
+        specs,
         rules,
         clock,
         games=count,
@@ -122,42 +108,125 @@ def run(args: argparse.Namespace) -> int:
         in_process=not args.subprocess,
         memory_mb=args.memory_mb,
         cpu_seconds=args.cpu_seconds,
-        workdir=args.logs,
+        sandbox=sandbox,
+        hidden=() if record is None else record.paths,
+        workdir=logs,
     )
     names = match.names()
     unit = "hand" if args.hands is not None else "game"
+    played: list[GameReport] = []
 
     def progress(report: GameReport, result: MatchResult) -> None:
+        played.append(report)
         if not args.json:
             print(describe(report, names, unit), flush=True)
 
     if not args.json:
         print(
-            f"{names[0]} v {names[1]}: {count} {unit}s, seed {seed}, rules {args.rules}"
+            f"{names[0]} v {names[1]}: {count} {unit}s"
+            + (f", seed {seed}" if args.seed is not None else "")
+            + f", rules {args.rules}"
             + (f" ({', '.join(args.options)})" if args.options else "")
             + (", mirrored" if args.mirror else "")
         )
     try:
-        if args.record:
-            try:
-                stream = args.record.open("w", encoding="utf-8")
-            except OSError as error:
-                raise ValueError(
-                    f"cannot write record {str(args.record)!r}: {error.strerror}"
-                ) from None
-            with stream:
-                result = match.play(record=stream, on_game=progress)
-        else:
-            result = match.play(on_game=progress)
+        try:
+            result = match.play(record=None if record is None else record.open(), on_game=progress)
+        finally:
+            if record is not None:
+                record.close()
     except MatchError as error:
         print(f"gin-arena match: {error}", file=sys.stderr)
         return 1
+    except RecordWriteError as error:
+        assert record is not None
+        print(f"gin-arena match: {error} ({record.path})", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        kept = f"; the record {str(record.path)!r} holds them" if record and played else ""
+        print(
+            f"\ninterrupted after {len(played)} of {count} {unit}s, seed {seed}{kept}",
+            file=sys.stderr,
+        )
+        return 130
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
         print()
         print(summary(result, unit))
     return 0
+
+
+class RecordFile:
+    """The ``--record`` file. A regular file is written under a temporary name beside it and
+    moved into place when the match ends, so that a match that cannot start leaves an existing
+    file as it was; whatever ends a match that has started (its last game, Ctrl-C, a failure),
+    what was played is in the file, and a game cut short has no ``game_end`` line (``judge``
+    says the record is incomplete). A path that is not a regular file (``/dev/stdout``, a pipe)
+    is written directly."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        if path.is_dir():
+            raise ValueError(f"--record {str(path)!r} is a directory: name a file")
+        self.partial: Path | None = None
+        self._stream: IO[str] | None = None
+        if path.exists() and not path.is_file():
+            return  # a device or a pipe: nothing to replace, nothing to keep
+        try:
+            handle, name = tempfile.mkstemp(
+                prefix=f".{path.name}.", suffix=".partial", dir=path.parent
+            )
+        except OSError as error:
+            raise ValueError(f"cannot write record {str(path)!r}: {error.strerror}") from None
+        os.close(handle)
+        self.partial = Path(name)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """What a sandboxed bot must not see."""
+        if self.partial is None:
+            return (self.path.resolve(),)
+        return (self.path.resolve(), self.partial.resolve())
+
+    def open(self) -> IO[str]:
+        target = self.partial or self.path
+        try:
+            self._stream = target.open("w", encoding="utf-8")
+        except OSError as error:
+            self._discard()
+            raise ValueError(f"cannot write record {str(self.path)!r}: {error.strerror}") from None
+        return self._stream
+
+    def close(self) -> None:
+        """Move the record into place if anything was written to it, else drop it."""
+        stream = self._stream
+        written = stream is not None and stream.tell() > 0 if self.partial else True
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError as error:
+                self._discard()
+                raise RecordWriteError(
+                    f"cannot write record {str(self.path)!r}: {error.strerror}"
+                ) from None
+        if self.partial is None:
+            return
+        if not written:
+            self._discard()
+            return
+        try:
+            os.replace(self.partial, self.path)
+        except OSError as error:
+            self._discard()
+            raise RecordWriteError(
+                f"cannot write record {str(self.path)!r}: {error.strerror}"
+            ) from None
+
+    def _discard(self) -> None:
+        if self.partial is not None:
+            with contextlib.suppress(OSError):
+                self.partial.unlink()
 
 
 def describe(report: GameReport, names: tuple[str, str], unit: str) -> str:

@@ -1,6 +1,8 @@
 """Bots as subprocesses: each in its own session and process group, with a minimal environment,
 its own working directory, stderr captured to a capped log file, every wait bounded, and the whole
-group killed at the end.
+group killed at the end, with every descendant that left the group (:mod:`arena.reaper`). With a
+:class:`~arena.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the other
+bots and the network.
 
 Three layers of time limits: the referee's per-move deadline (``ask``'s timeout), then a
 watchdog that kills the process group if any single operation (a write the bot never reads, a
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final
 
+from arena import reaper
 from arena.connection import (
     BotCrashed,
     BotStartupError,
@@ -33,19 +38,27 @@ from arena.connection import (
     check_reply,
     decode_bot_line,
 )
+from arena.sandbox import Sandbox, SandboxError
 from protocol import messages as m
-from protocol.codec import encode, quote
+from protocol.codec import ProtocolError, decode, encode, quote
 
 BACKSTOP_SECONDS: Final = 2.0
 """How far past its deadline an operation may run before the watchdog kills the bot."""
 LOG_LIMIT_BYTES: Final = 1 << 20
 """Default cap of a bot's stderr log file (1 MiB); the rest is read and dropped."""
-QUIT_WAIT_SECONDS: Final = 0.5
-"""How long a bot may take to exit after ``quit`` before its group is killed."""
+QUIT_WAIT_SECONDS: Final = 2.0
+"""How long a bot may take to exit after ``quit`` before its group is killed (by default: long
+enough for a Python bot with heavy imports to end by itself)."""
 
 _PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TZ", "SYSTEMROOT")
 _EOF: Final = b""
+_CHUNK: Final = 65536
 _PR_SET_PDEATHSIG: Final = 1
+
+
+def _now() -> float:
+    """The clock of moves (a function, so that tests can drive it)."""
+    return time.perf_counter()
 
 
 def _load_prctl() -> Callable[..., int] | None:
@@ -84,6 +97,18 @@ def minimal_env(extra: Mapping[str, str] | None, home: Path) -> dict[str, str]:
     return env
 
 
+def _check_program(program: str, env: Mapping[str, str], cwd: Path) -> None:
+    """Raise the error ``exec`` would for a program that cannot be run."""
+    if "/" in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        if not path.exists():
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+        if path.is_dir() or not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+    elif shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+
+
 class ProcessConnection(Connection):
     """A bot process speaking the protocol on its stdin and stdout."""
 
@@ -99,7 +124,17 @@ class ProcessConnection(Connection):
         memory_mb: int | None = None,
         cpu_seconds: int | None = None,
         log_limit: int = LOG_LIMIT_BYTES,
+        quit_wait: float = QUIT_WAIT_SECONDS,
+        sandbox: Sandbox | None = None,
+        read_only: Sequence[Path] = (),
+        hidden: Sequence[Path] = (),
     ) -> None:
+        """``workdir``: the bot's private directory (created at start); ``log_path``: where its
+        stderr goes (capped at ``log_limit`` bytes). ``quit_wait``: how long the bot may take to
+        exit on ``quit`` before it is killed. ``sandbox``: run the bot in it, with ``read_only``
+        paths visible and ``hidden`` paths (the tournament database, the record file) not; both
+        are ignored without a sandbox. The bots' working directories and logs must share a
+        parent directory, which the sandbox hides but for the bot's own directory."""
         if not argv:
             raise ValueError(f"bot {name!r} has an empty command")
         self.name = name
@@ -110,9 +145,14 @@ class ProcessConnection(Connection):
         self.memory_mb = memory_mb
         self.cpu_seconds = cpu_seconds
         self.log_limit = log_limit
+        self.quit_wait = quit_wait
+        self.sandbox = sandbox
+        self.read_only = tuple(read_only)
+        self.hidden = tuple(hidden)
         self._log_path = log_path
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes] = queue.Queue()
+        self._batch = threading.Lock()  # held while the lines of one read are queued
         self._threads: list[threading.Thread] = []
         self._deadline: float | None = None
         self._watch = threading.Condition()
@@ -151,23 +191,52 @@ class ProcessConnection(Connection):
         # Linux's parent-death signal follows the thread that forked: only tie the bot to the
         # main thread, which lives as long as the process.
         self._tie_to_parent = threading.current_thread() is threading.main_thread()
+        # Orphans of bots (a setsid grandchild, a daemon) come to us, to be killed at close().
+        reaper.become_subreaper()
+        env = minimal_env(self.extra_env, self.workdir)
+        argv: list[str] = self.argv
+        fds: tuple[int, ...] = ()
         try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.cwd or self.workdir,
-                env=minimal_env(self.extra_env, self.workdir),
-                start_new_session=True,
-                # Only prctl and setrlimit run between fork and exec, safe with threads around.
-                preexec_fn=self._before_exec,  # noqa: PLW1509
-                bufsize=0,
-            )
+            if self.sandbox is not None:
+                # In the sandbox a missing program is only bwrap's complaint in the log: say it
+                # here, as without a sandbox.
+                _check_program(self.argv[0], env, self.cwd or self.workdir)
+                argv, fds = self.sandbox.wrap(
+                    self.argv,
+                    workdir=self.workdir,
+                    cwd=self.cwd,
+                    read_only=self.read_only,
+                    hidden=self.hidden,
+                    env=env,
+                    die_with_parent=self._tie_to_parent,
+                )
+            with reaper.starting():
+                self._proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=self.cwd or self.workdir,
+                    env=env,
+                    start_new_session=True,
+                    pass_fds=fds,
+                    # Only prctl and setrlimit run between fork and exec, safe with threads.
+                    preexec_fn=self._before_exec,  # noqa: PLW1509
+                    bufsize=0,
+                )
+                reaper.register(self._proc.pid)
+        except SandboxError as error:
+            raise BotStartupError(str(error), self.name) from None
         except OSError as error:
+            sandbox = self.sandbox
+            bwrap = sandbox.bwrap if sandbox else None
+            how = f" (the sandbox {bwrap})" if bwrap and error.filename == bwrap else ""
             raise BotStartupError(
-                f"cannot run {' '.join(self.argv)!r}: {error.strerror or error}", self.name
+                f"cannot run {' '.join(self.argv)!r}{how}: {error.strerror or error}", self.name
             ) from None
+        finally:
+            for fd in fds:
+                os.close(fd)
         proc = self._proc
         assert proc.stdout is not None and proc.stderr is not None
         for target, args in (
@@ -193,17 +262,38 @@ class ProcessConnection(Connection):
     # -- threads ----------------------------------------------------------------------------
 
     def _read_stdout(self, stream: IO[bytes]) -> None:
+        """Queue the bot's lines. The lines of one read go in together (see discard_pending); a
+        line over the limit is queued cut at the limit (to be reported as malformed), and the
+        rest of it is read and dropped."""
         limit = m.MAX_LINE_BYTES + 2
+        pending = bytearray()
+        skipping = False  # in the rest of a line over the limit
+        read = getattr(stream, "read1", stream.read)  # one read: whatever has come, not _CHUNK
         try:
-            while True:
-                line = stream.readline(limit)
-                if not line:
-                    break
-                self._lines.put(line)
-                if len(line) >= limit and not line.endswith(b"\n"):
-                    break  # over the limit: reported as malformed, nothing after it is read
+            while chunk := read(_CHUNK):
+                pending += chunk
+                lines = []
+                while (end := pending.find(b"\n")) >= 0:
+                    line = bytes(pending[: end + 1])
+                    del pending[: end + 1]
+                    if skipping:
+                        skipping = False
+                    else:
+                        lines.append(line[:limit])
+                if skipping:
+                    pending.clear()
+                elif len(pending) >= limit:
+                    lines.append(bytes(pending[:limit]))
+                    pending.clear()
+                    skipping = True
+                if lines:
+                    with self._batch:
+                        for line in lines:
+                            self._lines.put(line)
         except (OSError, ValueError):
             pass
+        if pending and not skipping:
+            self._lines.put(bytes(pending))  # a last line without its line end
         self._lines.put(_EOF)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
@@ -256,6 +346,10 @@ class ProcessConnection(Connection):
             with contextlib.suppress(ValueError):
                 return f"was killed by {signal.Signals(-code).name}"
             return f"was killed by signal {-code}"
+        if self.sandbox is not None and 128 < code < 128 + signal.NSIG:
+            # bwrap exits with 128 + the signal that killed the bot.
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(code - 128).name} (exit code {code})"
         return f"exited with code {code}"
 
     def _write(self, message: m.Message, timeout: float) -> None:
@@ -272,12 +366,20 @@ class ProcessConnection(Connection):
         finally:
             self._arm(None)
 
-    def _receive(self, timeout: float) -> bytes:
-        self._arm(timeout)
+    def _receive(self, timeout: float, start: float | None = None) -> bytes:
+        """The bot's next line, waiting until ``timeout`` seconds from ``start`` (default: now)
+        have really passed: a wait that wakes early waits again, so that a timeout is never
+        reported before its time."""
+        deadline = (_now() if start is None else start) + timeout
+        self._arm(max(0.0, deadline - _now()))
         try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise BotTimeout(f"no reply within {timeout:.3f} s", self.name) from None
+            while True:
+                try:
+                    line = self._lines.get(timeout=max(0.0, deadline - _now()))
+                    break
+                except queue.Empty:
+                    if _now() >= deadline:
+                        raise BotTimeout(f"no reply within {timeout:.3f} s", self.name) from None
         finally:
             self._arm(None)
         if line == _EOF:
@@ -308,7 +410,9 @@ class ProcessConnection(Connection):
         return None if self._proc is None else self._proc.poll()
 
     def _check_quiet(self, message: m.Message) -> None:
-        """Anything the bot sent unasked is a protocol violation (a reply to nothing)."""
+        """Anything the bot sent unasked is a failure, classified as it would be had it come while
+        a request was open, whenever it is found: a line that is not a message is malformed, a
+        message is a protocol violation (a reply to nothing)."""
         try:
             line = self._lines.get_nowait()
         except queue.Empty:
@@ -316,18 +420,37 @@ class ProcessConnection(Connection):
         if line == _EOF:
             self._lines.put(_EOF)
             raise BotCrashed(self._exit_note(), self.name)
+        when = f"when no request was open (before the {message.type} message)"
+        try:
+            decode(line)
+        except ProtocolError as error:
+            raise MalformedMessage(f"{error} (sent {when})", self.name) from None
         text = quote(line.rstrip(b"\r\n"))
-        raise ProtocolViolation(
-            f"sent {text} when no request was open (before the {message.type} message)",
-            self.name,
-        )
+        raise ProtocolViolation(f"sent {text} {when}", self.name)
+
+    def discard_pending(self) -> None:
+        """Drop every line the bot has written and the referee has not read (the lines that came
+        with a failing one), so that ``error`` and ``game_end`` still reach it; the end of its
+        output, if seen, stays."""
+        with self._batch:  # the rest of the read that brought the failing line is queued
+            ended = False
+            while True:
+                try:
+                    line = self._lines.get_nowait()
+                except queue.Empty:
+                    break
+                ended = ended or line == _EOF
+            if ended:
+                self._lines.put(_EOF)
 
     def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        """Send ``request`` and wait for the reply; the clock starts once the request is written
+        (a write the bot does not read is stopped by the watchdog)."""
         self._check_quiet(request)
-        start = time.perf_counter()
         self._write(request, timeout)
-        line = self._receive(max(0.0, timeout - (time.perf_counter() - start)))
-        elapsed = time.perf_counter() - start
+        start = _now()
+        line = self._receive(timeout, start)
+        elapsed = _now() - start
         reply = check_reply(decode_bot_line(line, self.name), request, self.name)
         return reply, elapsed
 
@@ -341,7 +464,8 @@ class ProcessConnection(Connection):
             os.killpg(proc.pid, signal.SIGKILL)
 
     def close(self) -> None:
-        """Say quit, give the bot a moment, then kill its whole process group."""
+        """Say quit, give the bot ``quit_wait`` seconds, then kill its whole process group and
+        every orphan its descendants left (:func:`arena.reaper.reap_orphans`)."""
         proc = self._proc
         if proc is None or self._closed:
             return
@@ -350,11 +474,14 @@ class ProcessConnection(Connection):
                 proc.stdin.write(encode(m.Quit(type="quit")))
                 proc.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(QUIT_WAIT_SECONDS)
+                proc.wait(self.quit_wait)
         self.quit_by_itself = proc.poll() is not None
         self._kill()  # the group: children the bot left behind go too
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
+        # Descendants that left the group (another session) were handed to us: end them.
+        reaper.unregister(proc.pid)
+        reaper.reap_orphans()
         with self._watch:
             self._closed = True
             self._watch.notify()

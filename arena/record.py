@@ -93,11 +93,24 @@ class FailureTag(_Line):
 
 class GameEndLine(_Line):
     type: Literal["game_end"]
-    winner: int | None = Field(default=None, ge=0, le=1, description="None: a drawn single hand.")
+    winner: int | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="None: a drawn game (a drawn single hand, level at the hand limit, or "
+        "abandoned by the referee).",
+    )
     scores: list[int]
     hands: int
-    reason: str = "normal"
+    reason: str = Field(
+        default="normal",
+        description="normal, hand_limit (R22), a failure reason (the bot in `failure` forfeited) "
+        "or referee (the referee failed: see `error`).",
+    )
     failure: FailureTag | None = None
+    error: str | None = Field(
+        default=None, description="With reason referee: the referee's error, for its developers."
+    )
     seconds: float = 0.0
 
 
@@ -184,6 +197,7 @@ class Writer:
                 failure=None
                 if f is None
                 else FailureTag(seat=f.seat, reason=f.reason, message=f.message, rule=f.rule),
+                error=outcome.error,
                 seconds=round(outcome.seconds, 3),
             )
         )

@@ -3,15 +3,25 @@ move, and reports each game's outcome, forfeits included.
 
 Time rules: a move may take ``move`` seconds; ``grace`` more is allowed for transport delays and
 never charged; time beyond ``move + grace`` comes out of the game's ``bank``; a move that needs more
-than is left is a timeout. The clock runs from sending the request to receiving the whole reply.
+than is left is a timeout. For a bot process the clock runs from having written the request to
+having read the whole reply; a bot in this process is charged its thread's CPU time.
+
+No single game can stop a match: whatever goes wrong while a game is played, a bug of the referee
+included, ends that game with a reason (a bot's failure forfeits it; anything else is ``referee``,
+a drawn game with the error in the record and the log) and the next game is played. Only a record
+that cannot be written stops the match (:class:`RecordWriteError`).
 """
 
 from __future__ import annotations
 
+import logging
+import random
+import secrets
 import time
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ClassVar, Final, Protocol
 
 from arena.connection import BotCrashed, BotError, Connection, IllegalMove
 from engine import __version__ as engine_version
@@ -32,6 +42,19 @@ from protocol.views import (
 
 GRACE_SECONDS = 0.1
 """The default grace margin for transport delays (documented in docs/PROTOCOL.md)."""
+QUIT_SECONDS = 2.0
+"""The default time a bot has to exit after ``quit`` before its processes are killed."""
+REFEREE: Final = "referee"
+"""The reason of a game ended by the referee's own failure (drawn, never a bot's forfeit)."""
+HAND_LIMIT: Final = "hand_limit"
+"""The reason of a game ended at the hand limit (R22)."""
+_ID_LIMIT: Final = 2**31
+
+log = logging.getLogger(__name__)
+
+
+class RecordWriteError(RuntimeError):
+    """The game record could not be written (a full disk, a closed file): the match stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +65,22 @@ class Clock:
     bank: float = 0.0
     grace: float = GRACE_SECONDS
     startup: float = 10.0
+    quit: float = QUIT_SECONDS
+
+    LIMIT: ClassVar[float] = 86_400.0
+    """The longest any of them may be (a day): a finite deadline for every wait."""
 
     def __post_init__(self) -> None:
-        for name in ("move", "bank", "grace", "startup"):
+        for name in ("move", "bank", "grace", "startup", "quit"):
             value = getattr(self, name)
-            if not value >= 0 or (name in ("move", "startup") and value == 0):
-                raise ValueError(f"bad time control: {name} must be positive, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"bad time control: {name} must be a number, got {value!r}")
+            if not 0 <= value <= self.LIMIT or (name in ("move", "startup") and value == 0):
+                raise ValueError(
+                    f"bad time control: {name} must be "
+                    + ("above 0" if name in ("move", "startup") else "at least 0")
+                    + f" and at most {self.LIMIT:.0f} seconds (a day), got {value!r}"
+                )
 
     def message(self) -> m.TimeControl:
         return m.TimeControl(
@@ -55,6 +88,7 @@ class Clock:
             bank_ms=round(self.bank * 1000),
             grace_ms=round(self.grace * 1000),
             startup_ms=round(self.startup * 1000),
+            quit_ms=round(self.quit * 1000),
         )
 
 
@@ -70,7 +104,8 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class GameOutcome:
-    """A game's result by seat. ``failure`` is set when a bot forfeited."""
+    """A game's result by seat. ``failure`` is set when a bot forfeited; ``error`` when the
+    referee itself failed (the game is then drawn, ``winner`` None)."""
 
     winner: int | None
     scores: tuple[int, int]
@@ -79,10 +114,21 @@ class GameOutcome:
     failure: Failure | None = None
     seconds: float = 0.0
     move_seconds: tuple[float, float] = (0.0, 0.0)
+    error: str | None = None
 
     @property
     def reason(self) -> str:
-        return "normal" if self.failure is None else self.failure.reason
+        """``normal``, ``hand_limit`` (R22), ``referee``, or the failure's reason."""
+        if self.failure is not None:
+            return self.failure.reason
+        if self.error is not None:
+            return REFEREE
+        return self.reason_of(self.result)
+
+    @staticmethod
+    def reason_of(result: GameResult | None) -> str:
+        """The reason of a game that ended by the rules: ``normal`` or ``hand_limit``."""
+        return HAND_LIMIT if result is not None and result.end == "hand_limit" else "normal"
 
 
 class Recorder(Protocol):
@@ -114,6 +160,9 @@ class Referee:
     rules: Rules
     clock: Clock = field(default_factory=Clock)
     recorder: Recorder | None = None
+    ids: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+    """Where request ids come from: unpredictable, so that no line a bot writes before it has
+    read a request can carry that request's id (a seeded generator makes transcripts stable)."""
     _request_id: int = 0
 
     def hello(self, seat: int, opponent: str | None = None) -> m.Hello:
@@ -148,7 +197,8 @@ class Referee:
         game = Game(self.rules, seed, first_dealer, decks[0] if decks else None)
         started = time.perf_counter()
         if self.recorder:
-            self.recorder.game_start(
+            self._record(
+                self.recorder.game_start,
                 {
                     "game": number,
                     "seed": seed,
@@ -163,7 +213,7 @@ class Referee:
                         "grace": self.clock.grace,
                     },
                     **(tags or {}),
-                }
+                },
             )
         try:
             for seat in (0, 1):
@@ -171,7 +221,11 @@ class Referee:
                     seats,
                     seat,
                     m.GameStart(
-                        type="game_start", game=number, seat=seat, target=self.rules.game_target
+                        type="game_start",
+                        game=number,
+                        seat=seat,
+                        target=self.rules.game_target,
+                        single_hand=single_hand,
                     ),
                 )
             while True:
@@ -179,8 +233,11 @@ class Referee:
                 if game.result is not None or single_hand:
                     break
                 game.next_hand(decks[len(game.results)] if len(game.results) < len(decks) else None)
+        except RecordWriteError:
+            raise
         except BotError as error:
-            assert error.seat is not None, "every bot failure is tagged with its seat"
+            if error.seat is None:  # a bot failure the referee did not tag: its own bug
+                return self._referee_failed(game, seats, started, error)
             if game.result is not None or (single_hand and game.results):
                 # The game was decided before the bot failed (being told the last result): the
                 # result stands; the failure shows up when the bot is next needed.
@@ -198,7 +255,36 @@ class Referee:
             )
             self._notify_end(seats, outcome)
             return outcome
+        except Exception as error:  # any other error is the referee's own: see the module
+            return self._referee_failed(game, seats, started, error)
         return self._decided(game, seats, started, single_hand)
+
+    def _referee_failed(
+        self, game: Game, seats: list[_Seat], started: float, error: BaseException
+    ) -> GameOutcome:
+        """End a game that the referee could not go on with: drawn, with the error kept."""
+        where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+        at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
+        message = f"{type(error).__name__}: {error}{at}"
+        log.error("game abandoned by the referee: %s", message, exc_info=error)
+        outcome = GameOutcome(
+            winner=None,
+            scores=(game.scores[0], game.scores[1]),
+            hands=len(game.results),
+            result=None,
+            seconds=time.perf_counter() - started,
+            move_seconds=(seats[0].used, seats[1].used),
+            error=message[:2000],
+        )
+        self._notify_end(seats, outcome)
+        return outcome
+
+    def _record(self, call: Callable[..., None], *args: object) -> None:
+        """Call the recorder; a record that cannot be written stops the match."""
+        try:
+            call(*args)
+        except OSError as error:
+            raise RecordWriteError(f"cannot write the record: {error.strerror or error}") from error
 
     def _decided(
         self, game: Game, seats: list[_Seat], started: float, single_hand: bool
@@ -229,11 +315,13 @@ class Referee:
 
     def _notify_end(self, seats: list[_Seat], outcome: GameOutcome) -> None:
         if self.recorder:
-            self.recorder.game_end(outcome)
+            self._record(self.recorder.game_end, outcome)
         failure = outcome.failure
         for seat, s in enumerate(seats):
             try:
                 if failure is not None and failure.seat == seat:
+                    # What it wrote after the bad line is moot: it must not stop the notice.
+                    s.connection.discard_pending()
                     s.connection.send(
                         m.ErrorNotice(
                             type="error",
@@ -257,7 +345,7 @@ class Referee:
         """Play the current hand to its end."""
         hand = game.hand
         if self.recorder:
-            self.recorder.hand_start(game.hand_number, hand.dealer, hand.deck)
+            self._record(self.recorder.hand_start, game.hand_number, hand.dealer, hand.deck)
         scores = list(game.scores)
         for seat in (0, 1):
             _send(
@@ -277,10 +365,9 @@ class Referee:
         while hand.result is None:
             p = hand.to_move
             s = seats[p]
-            self._request_id += 1
             request = m.Request(
                 type="request",
-                id=self._request_id,
+                id=self._next_id(),
                 phase=hand.phase.value,  # type: ignore[arg-type]
                 legal=legal_models(hand.legal_actions()),
                 observation=observation_model(
@@ -308,7 +395,7 @@ class Referee:
                 failure.seat = p
                 raise failure from None
             if self.recorder:
-                self.recorder.action(p, action, elapsed)
+                self._record(self.recorder.action, p, action, elapsed)
             drawn = None
             if action.kind is ActionKind.DRAW_STOCK:
                 drawn = (hand.hands[p] & ~before).bit_length() - 1
@@ -331,11 +418,19 @@ class Referee:
         show = None if result.show_down is None else show_down_model(result.show_down)
         end = hand_end_model(result, game.scores)
         if self.recorder:
-            self.recorder.hand_end(end, show)
+            self._record(self.recorder.hand_end, end, show)
         for seat in (0, 1):
             if show is not None:
                 _send(seats, seat, show)
             _send(seats, seat, end)
+
+    def _next_id(self) -> int:
+        """A request id in 1..2^31-1, never the previous one (a late reply stays detectable)."""
+        while True:
+            value = self.ids.randrange(1, _ID_LIMIT)
+            if value != self._request_id:
+                self._request_id = value
+                return value
 
 
 def _send(seats: list[_Seat], seat: int, message: m.Message) -> None:
@@ -351,4 +446,16 @@ def handshake(connection: Connection, hello: m.Hello, timeout: float) -> m.Ready
     return connection.start(hello, timeout)
 
 
-__all__ = ["GRACE_SECONDS", "BotCrashed", "Clock", "Failure", "GameOutcome", "Recorder", "Referee"]
+__all__ = [
+    "GRACE_SECONDS",
+    "HAND_LIMIT",
+    "QUIT_SECONDS",
+    "REFEREE",
+    "BotCrashed",
+    "Clock",
+    "Failure",
+    "GameOutcome",
+    "RecordWriteError",
+    "Recorder",
+    "Referee",
+]

@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.connection import FAILURE_REASONS
 from arena.ratings import Fit, Result, fit
+from arena.referee import HAND_LIMIT, REFEREE
 from arena.store import GameRow
 
 FORMATS = ("table", "json", "csv")
@@ -150,6 +151,52 @@ def render_table(table: Standings) -> str:
     out = io.StringIO()
     Console(file=out, width=400, color_system=None, force_terminal=False).print(grid)
     return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+
+
+_REASON_WORDS = {
+    "timeout": "on time",
+    "crash": "by crashing",
+    "malformed": "by malformed output",
+    "protocol": "by breaking the protocol",
+    "illegal": "by illegal actions",
+    "startup": "by failing to start",
+}
+
+
+def forfeits(games: Sequence[GameRow]) -> list[str]:
+    """One line for each bot and reason it forfeited games for, with the first game's number
+    and message, and one for the games the referee abandoned: what went wrong, in words."""
+    seen: dict[tuple[str, str], list[GameRow]] = {}
+    abandoned: list[GameRow] = []
+    cut: list[GameRow] = []
+    for g in games:
+        if g.failed is not None:
+            seen.setdefault((g.failed, g.reason), []).append(g)
+        elif g.reason == REFEREE:
+            abandoned.append(g)
+        elif g.reason == HAND_LIMIT:
+            cut.append(g)
+    lines = []
+    for (bot, reason), rows in sorted(seen.items()):
+        first = rows[0]
+        words = _REASON_WORDS.get(reason, f"({reason})")
+        lines.append(
+            f"forfeits: {bot} lost {len(rows)} game{'s' if len(rows) != 1 else ''} {words} "
+            f"[{reason}], first game {first.id}: {first.message}"
+        )
+    if abandoned:
+        first = abandoned[0]
+        lines.append(
+            f"abandoned: {len(abandoned)} game{'s' if len(abandoned) != 1 else ''} the referee "
+            f"could not finish (counted as draws) [referee], first game {first.id}: "
+            f"{first.message}"
+        )
+    if cut:
+        lines.append(
+            f"hand limit: {len(cut)} game{'s' if len(cut) != 1 else ''} ended at the hand "
+            f"limit (R22) and were decided on points [hand_limit], first game {cut[0].id}"
+        )
+    return lines
 
 
 def render(table: Standings, fmt: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import fcntl
 import json
 import os
 import sqlite3
@@ -45,7 +46,8 @@ CREATE TABLE games (
 
 
 class StoreError(ValueError):
-    """A database that cannot be used: unreadable, foreign, or for another configuration."""
+    """A database that cannot be used: unreadable, foreign, damaged, in use by another run, or
+    for another configuration."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +73,16 @@ class GameRow:
 class Store:
     """An open tournament database."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, lock: int | None = None) -> None:
         self.path = path
         self._db = connection
+        self._lock = lock
+
+    def _damaged(self, error: sqlite3.Error) -> StoreError:
+        return StoreError(
+            f"the tournament database {str(self.path)!r} is damaged ({error}): it was changed "
+            "by hand or by another program; start a new tournament with another --db"
+        )
 
     @classmethod
     def create(cls, path: Path, config: Mapping[str, Any]) -> Store:
@@ -102,7 +111,7 @@ class Store:
             for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
                 with contextlib.suppress(FileNotFoundError):
                     leftover.unlink()
-        return cls.open(path)
+        return cls.open(path, lock=True)
 
     @staticmethod
     def _initialise(db: sqlite3.Connection, config: Mapping[str, Any]) -> None:
@@ -123,13 +132,29 @@ class Store:
             )
 
     @classmethod
-    def open(cls, path: Path) -> Store:
-        """An existing database of this application."""
+    def open(cls, path: Path, *, lock: bool = False, readonly: bool = False) -> Store:
+        """An existing database of this application.
+
+        ``lock``: this process will play games into it; another process that holds the lock
+        (a tournament running on it) makes this a :class:`StoreError`, and the lock is held until
+        :meth:`close`. ``readonly``: only read it (``ratings``), which works while a tournament
+        runs on it and on a file this process may not write."""
         if not path.is_file():
             raise StoreError(f"no tournament database at {str(path)!r}")
+        held = _lock(path) if lock else None
+        try:
+            return cls._connect(path, held, readonly)
+        except BaseException:
+            if held is not None:
+                os.close(held)
+            raise
+
+    @classmethod
+    def _connect(cls, path: Path, held: int | None, readonly: bool) -> Store:
+        mode = "ro" if readonly else "rw"
         try:
             db = sqlite3.connect(
-                path.absolute().as_uri() + "?mode=rw", uri=True, isolation_level=None
+                path.absolute().as_uri() + f"?mode={mode}", uri=True, isolation_level=None
             )
             rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as error:
@@ -143,16 +168,43 @@ class Store:
                 f"{str(path)!r} has database format {rows.get('format')}; this version reads "
                 f"format {FORMAT}"
             )
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        return cls(path, db)
+        if not readonly:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+        store = cls(path, db, held)
+        for table in ("bots", "games"):
+            try:
+                db.execute(f"SELECT * FROM {table} LIMIT 0")
+            except sqlite3.DatabaseError as error:
+                db.close()
+                raise store._damaged(error) from None
+        return store
 
     def close(self) -> None:
         self._db.close()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def config(self) -> dict[str, Any]:
-        (value,) = self._db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
-        config: dict[str, Any] = json.loads(value)
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+        if row is None:
+            raise StoreError(
+                f"the tournament database {str(self.path)!r} has no configuration: it was "
+                "changed by hand; start a new tournament with another --db"
+            )
+        try:
+            config = json.loads(row[0])
+        except (json.JSONDecodeError, TypeError) as error:
+            raise StoreError(
+                f"the configuration in {str(self.path)!r} is not valid JSON ({error}); start a "
+                "new tournament with another --db"
+            ) from None
+        if not isinstance(config, dict):
+            raise StoreError(f"the configuration in {str(self.path)!r} is not a JSON object")
         return config
 
     def set_bot(self, name: str, command: str, version: str, digest: str) -> None:
@@ -165,7 +217,10 @@ class Store:
             )
 
     def bots(self) -> dict[str, tuple[str, str, str]]:
-        rows = self._db.execute("SELECT name, command, version, digest FROM bots").fetchall()
+        try:
+            rows = self._db.execute("SELECT name, command, version, digest FROM bots").fetchall()
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
         return {name: (command, version, digest) for name, command, version, digest in rows}
 
     def add_game(self, game: GameRow) -> None:
@@ -196,13 +251,20 @@ class Store:
             )
 
     def done(self) -> set[int]:
-        return {row[0] for row in self._db.execute("SELECT id FROM games")}
+        try:
+            return {row[0] for row in self._db.execute("SELECT id FROM games")}
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
 
     def games(self) -> Iterator[GameRow]:
-        for row in self._db.execute(
-            "SELECT id, seat0, seat1, seed, winner, reason, failed, message, rule, score0, score1,"
-            " hands, seconds, record FROM games ORDER BY id"
-        ):
+        try:
+            rows = self._db.execute(
+                "SELECT id, seat0, seat1, seed, winner, reason, failed, message, rule, score0,"
+                " score1, hands, seconds, record FROM games ORDER BY id"
+            ).fetchall()
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+        for row in rows:
             yield GameRow(
                 id=row[0],
                 seat0=row[1],
@@ -219,3 +281,26 @@ class Store:
                 seconds=row[12],
                 record=row[13],
             )
+
+
+def _lock(path: Path) -> int:
+    """Take the exclusive lock of a tournament database (``flock`` on the file itself, which
+    SQLite's own locks do not use), or raise :class:`StoreError` if another process has it. The
+    lock goes with the process: a run killed with SIGKILL leaves no stale lock behind."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as error:
+        raise StoreError(f"cannot open {str(path)!r}: {error.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreError(
+            f"the tournament in {str(path)!r} is being played by another gin-arena process: "
+            "wait for it to finish (or stop it) before resuming; `gin-arena ratings --db "
+            f"{path}` shows the standings meanwhile"
+        ) from None
+    except OSError as error:
+        os.close(fd)
+        raise StoreError(f"cannot lock {str(path)!r}: {error.strerror}") from None
+    return fd

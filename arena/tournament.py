@@ -12,24 +12,29 @@ import concurrent.futures
 import contextlib
 import hashlib
 import io
+import logging
 import multiprocessing
 import os
 import signal
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotSpec
+from arena.botspec import BotSpec, Launch
 from arena.match import GameReport, Match, MatchError, MatchResult, Planned
 from arena.process import die_with_parent
-from arena.referee import Clock, Referee
-from arena.store import GameRow, Store
+from arena.referee import REFEREE, Clock, Referee
+from arena.sandbox import resolve_sandbox
+from arena.store import GameRow, Store, StoreError
 from engine.deck import SplitMix64
 from engine.rules import Rules
 
 KINDS = ("round-robin", "gauntlet")
+
+log = logging.getLogger(__name__)
 
 
 class TournamentError(ValueError):
@@ -96,6 +101,20 @@ class Config:
             "memory_mb": self.memory_mb,
             "cpu_seconds": self.cpu_seconds,
         }
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any], where: str) -> Config:
+        """The configuration stored in a database; a damaged one is a :class:`StoreError`."""
+        try:
+            return cls.from_json(data)
+        except KeyError as error:
+            problem = f"has no {error.args[0]!r}"
+        except (TypeError, ValueError, AttributeError, IndexError) as error:
+            problem = f"is not valid ({error})"
+        raise StoreError(
+            f"the configuration stored in {where} {problem}: it was changed by hand; start a new "
+            "tournament with another --db"
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Config:
@@ -165,23 +184,49 @@ def schedule(config: Config) -> list[Task]:
 
 
 def bot_digest(spec: BotSpec) -> str:
-    """A hash identifying the bot's program: its file's contents when the command names a file,
-    else its command line."""
+    """A hash identifying the bot: its command line, and the contents of every file the command
+    names, the program (``./mybot``) and its script arguments (``python3 bot.py``) alike, so that
+    editing a bot's script changes it."""
     h = hashlib.sha256(spec.command_line.encode())
-    program = Path(spec.command[0]) if spec.command else None
-    if program is not None and program.is_file():
-        h.update(program.read_bytes())
+    base = spec.cwd or Path.cwd()
+    for arg in spec.command:
+        path = Path(arg) if Path(arg).is_absolute() else base / arg
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                h.update(b"\0" + arg.encode() + b"\0")
+                h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 
-def probe(config: Config, workdir: Path) -> dict[str, str]:
+@dataclass(frozen=True, slots=True)
+class Venue:
+    """Where the games run, beyond the configuration (may change on ``--resume``): the sandbox
+    mode of the bots, the paths no bot may see, and where the bots' logs go."""
+
+    sandbox: str = "auto"
+    hidden: tuple[str, ...] = ()
+    logs: str | None = None
+
+    def launch(self, config: Config) -> Launch:
+        return Launch(
+            in_process=config.in_process,
+            memory_mb=config.memory_mb,
+            cpu_seconds=config.cpu_seconds,
+            sandbox=resolve_sandbox(self.sandbox),
+            hidden=tuple(Path(p) for p in self.hidden),
+            quit_wait=config.clock.quit,
+        )
+
+
+def probe(config: Config, workdir: Path, venue: Venue = Venue("none")) -> dict[str, str]:
     """Start every bot once and complete its handshake; return the versions they report.
 
     Raises :class:`MatchError` naming the first bot that cannot start."""
     versions: dict[str, str] = {}
     referee = Referee(config.rules, config.clock)
+    launch = venue.launch(config)
     for index, spec in enumerate(config.bots):
-        connection = spec.connect(workdir, config.in_process, config.memory_mb, config.cpu_seconds)
+        connection = spec.connect(workdir, launch)
         try:
             ready = connection.start(referee.hello(0), config.clock.startup)
             versions[spec.name] = ready.bot_version
@@ -193,8 +238,11 @@ def probe(config: Config, workdir: Path) -> dict[str, str]:
     return versions
 
 
-def run_task(config_data: dict[str, Any], task: Task, workdir: str) -> list[GameRow]:
-    """Play one task's games (in a worker process) and return them as database rows."""
+def run_task(
+    config_data: dict[str, Any], task: Task, workdir: str, venue: Venue = Venue("none")
+) -> list[GameRow]:
+    """Play one task's games (in a worker process) and return them as database rows, one for
+    every game of the task: whatever goes wrong, a game is played, forfeited or abandoned."""
     config = Config.from_json(config_data)
     pair = (config.bots[task.a], config.bots[task.b])
     names = (pair[0].name, pair[1].name)
@@ -207,14 +255,27 @@ def run_task(config_data: dict[str, Any], task: Task, workdir: str) -> list[Game
         record, marks[0] = text[marks[0] :], len(text)
         rows.append(_row(report, names, record))
 
+    played: set[int] = set()
+
+    def left(reason: str, failed: int | None, message: str) -> list[GameRow]:
+        """Rows for the task's games not played: forfeited by ``failed``, or abandoned."""
+        games = [g for g in task.games if g.number not in played]
+        return _unplayed(names, games, reason, failed, message)
+
+    try:
+        launch = venue.launch(config)
+    except ValueError as error:  # the sandbox asked for is not available on this machine
+        return left(REFEREE, None, f"cannot run the bots here: {error}")
     match = Match(
         pair,
         config.rules,
         config.clock,
         games=len(task.games),
-        in_process=config.in_process,
-        memory_mb=config.memory_mb,
-        cpu_seconds=config.cpu_seconds,
+        in_process=launch.in_process,
+        memory_mb=launch.memory_mb,
+        cpu_seconds=launch.cpu_seconds,
+        sandbox=launch.sandbox,
+        hidden=launch.hidden,
         workdir=Path(workdir),
         record_tags={
             "tournament": config.kind,
@@ -226,31 +287,12 @@ def run_task(config_data: dict[str, Any], task: Task, workdir: str) -> list[Game
     try:
         match.play(record=stream, on_game=collect, plan=task.games)
     except MatchError as error:  # a bot that no longer starts forfeits what is left
-        played = {row.id for row in rows}
-        for planned in task.games:
-            if planned.number in played:
-                continue
-            seat_names = (names[planned.seats[0]], names[planned.seats[1]])
-            failed = names[error.bot]
-            winner = names[1 - error.bot]
-            rows.append(
-                GameRow(
-                    id=planned.number,
-                    seat0=seat_names[0],
-                    seat1=seat_names[1],
-                    seed=planned.seed,
-                    winner=winner,
-                    reason="startup",
-                    failed=failed,
-                    message=str(error),
-                    rule="",
-                    score0=0,
-                    score1=0,
-                    hands=0,
-                    seconds=0.0,
-                    record="",
-                )
-            )
+        played.update(row.id for row in rows)
+        rows.extend(left("startup", error.bot, str(error)))
+    except Exception as error:  # the referee's own failure: abandon what is left, go on
+        log.exception("games %s abandoned by the referee", [g.number for g in task.games])
+        played.update(row.id for row in rows)
+        rows.extend(left(REFEREE, None, f"{type(error).__name__}: {error}"[:2000]))
     return rows
 
 
@@ -258,6 +300,7 @@ def _row(report: GameReport, names: tuple[str, str], record: str) -> GameRow:
     o = report.outcome
     seat_names = (names[report.seats[0]], names[report.seats[1]])
     failure = o.failure
+    message = (o.error or "") if failure is None else failure.message
     return GameRow(
         id=report.number,
         seat0=seat_names[0],
@@ -266,7 +309,7 @@ def _row(report: GameReport, names: tuple[str, str], record: str) -> GameRow:
         winner=None if o.winner is None else seat_names[o.winner],
         reason=o.reason,
         failed=None if failure is None else seat_names[failure.seat],
-        message="" if failure is None else failure.message,
+        message=message,
         rule="" if failure is None else failure.rule,
         score0=o.scores[0],
         score1=o.scores[1],
@@ -291,16 +334,22 @@ def run(
     store: Store,
     concurrency: int,
     on_game: Callable[[GameRow], None] | None = None,
+    *,
     workdir: Path | None = None,
+    venue: Venue = Venue("none"),
 ) -> int:
     """Play every missing game, committing each as it finishes; return how many were played.
+
+    No game can stop the run: a worker process that dies takes no game with it. The tasks it
+    may have been playing are played again one at a time, and a task whose worker dies when it
+    runs alone is abandoned (its games are committed with reason ``referee``).
 
     A KeyboardInterrupt stops the workers and propagates; what finished is already committed."""
     tasks = missing_tasks(config, store.done())
     data = config.to_json()
     played = 0
     with tempfile.TemporaryDirectory(prefix="gin-arena-") as scratch:
-        base = workdir or Path(scratch)
+        base = str(workdir or Path(scratch))
 
         def commit(rows: Sequence[GameRow]) -> None:
             nonlocal played
@@ -312,39 +361,134 @@ def run(
 
         if concurrency <= 1 or len(tasks) <= 1:
             for task in tasks:
-                commit(run_task(data, task, str(base)))
+                commit(run_task(data, task, base, venue))
             return played
-        context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(
-            concurrency, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),)
-        ) as pool:
-            pending: set[concurrent.futures.Future[list[GameRow]]] = set()
-            queue: Iterator[Task] = iter(tasks)
-            try:
-                # The workers start on the first submissions and inherit the signal mask: with
-                # SIGINT blocked they cannot be interrupted while importing (they ignore it from
-                # then on, and this process stops them). A Ctrl-C meanwhile waits, then lands here.
-                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        runner = _Runner(data, base, venue, commit)
+        queue: Iterator[Task] = iter(tasks)
+        suspects: list[Task] = []
+        while True:
+            with _pool(concurrency) as pool:
                 try:
-                    for task in _take(queue, concurrency * 2):
-                        pending.add(pool.submit(run_task, data, task, str(base)))
-                finally:
-                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-                while pending:
-                    finished, pending = concurrent.futures.wait(
-                        pending, return_when=concurrent.futures.FIRST_COMPLETED
-                    )
-                    for future in finished:
-                        commit(future.result())
-                        for task in _take(queue, 1):
-                            pending.add(pool.submit(run_task, data, task, str(base)))
-            except BaseException:
-                for future in pending:
-                    future.cancel()
-                _stop_workers(pool)
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-    return played
+                    suspects = runner.play_suspects(pool, suspects)
+                    if suspects:
+                        continue  # the pool broke again: a new one for the rest
+                    suspects = runner.play_all(pool, queue, concurrency)
+                    if not suspects:
+                        return played
+                except BaseException:
+                    _stop_workers(pool)
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
+
+
+def _pool(concurrency: int) -> concurrent.futures.ProcessPoolExecutor:
+    return concurrent.futures.ProcessPoolExecutor(
+        concurrency,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_worker_start,
+        initargs=(os.getpid(),),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Runner:
+    """Hands tasks to a pool of workers and commits what they return."""
+
+    data: dict[str, Any]
+    base: str
+    venue: Venue
+    commit: Callable[[Sequence[GameRow]], None]
+
+    def submit(
+        self, pool: concurrent.futures.ProcessPoolExecutor, tasks: Sequence[Task]
+    ) -> dict[concurrent.futures.Future[list[GameRow]], Task]:
+        # The workers start on the first submissions and inherit the signal mask: with SIGINT
+        # blocked they cannot be interrupted while importing (they ignore it from then on, and
+        # this process stops them). A Ctrl-C meanwhile waits, then lands in the caller.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return {
+                pool.submit(run_task, self.data, task, self.base, self.venue): task
+                for task in tasks
+            }
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+    def play_all(
+        self,
+        pool: concurrent.futures.ProcessPoolExecutor,
+        queue: Iterator[Task],
+        concurrency: int,
+    ) -> list[Task]:
+        """Play the queued tasks, ``2 * concurrency`` in flight; return the tasks that were in
+        flight when a worker died (none if all went well)."""
+        pending = self.submit(pool, _take(queue, concurrency * 2))
+        broken: list[Task] = []
+        while pending:
+            finished, _ = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in finished:
+                task = pending.pop(future)
+                try:
+                    rows = future.result()
+                except BrokenProcessPool:
+                    broken.append(task)
+                    continue
+                self.commit(rows)
+                if not broken:
+                    pending.update(self.submit(pool, _take(queue, 1)))
+        if broken:
+            log.warning("a worker process died; replaying %d tasks one at a time", len(broken))
+        return sorted(broken, key=lambda t: t.games[0].number)
+
+    def play_suspects(
+        self, pool: concurrent.futures.ProcessPoolExecutor, suspects: list[Task]
+    ) -> list[Task]:
+        """Play the tasks that were in flight when a worker died, one at a time, so that a task
+        that kills its worker again is known: it is abandoned. Return the suspects not yet
+        played when the pool broke again (empty when all are done)."""
+        for index, task in enumerate(suspects):
+            (future,) = self.submit(pool, [task])
+            try:
+                rows = future.result()
+            except BrokenProcessPool:
+                names = [b["name"] for b in self.data["bots"]]
+                self.commit(_abandoned(names, task, "the worker process playing it died"))
+                return suspects[index + 1 :]
+            self.commit(rows)
+        return []
+
+
+def _abandoned(names: Sequence[str], task: Task, why: str) -> list[GameRow]:
+    log.error("games %s abandoned: %s", [g.number for g in task.games], why)
+    return _unplayed((names[task.a], names[task.b]), task.games, REFEREE, None, why)
+
+
+def _unplayed(
+    pair: Sequence[str], games: Iterable[Planned], reason: str, failed: int | None, message: str
+) -> list[GameRow]:
+    """Rows for games of a pair (``seats`` index ``pair``) that were not played: forfeited by
+    the bot ``failed`` (its opponent wins), or abandoned (``failed`` None: drawn)."""
+    return [
+        GameRow(
+            id=planned.number,
+            seat0=pair[planned.seats[0]],
+            seat1=pair[planned.seats[1]],
+            seed=planned.seed,
+            winner=None if failed is None else pair[1 - failed],
+            reason=reason,
+            failed=None if failed is None else pair[failed],
+            message=message,
+            rule="",
+            score0=0,
+            score1=0,
+            hands=0,
+            seconds=0.0,
+            record="",
+        )
+        for planned in games
+    ]
 
 
 def _worker_start(parent: int) -> None:

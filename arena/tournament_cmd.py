@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import secrets
 import shlex
 import sys
 import tempfile
@@ -13,10 +14,19 @@ from typing import Any
 
 from arena.botspec import BotSpec, BotSpecError, load_bots_file, resolve
 from arena.match import MatchError
-from arena.match_cmd import add_clock_arguments, add_rules_arguments, clock_from, rules_from
-from arena.standings import FORMATS, render, standings
+from arena.options import (
+    add_clock_arguments,
+    add_process_arguments,
+    add_rules_arguments,
+    clock_from,
+    logs_from,
+    positive_int,
+    rules_from,
+    sandbox_from,
+)
+from arena.standings import FORMATS, forfeits, render, standings
 from arena.store import GameRow, Store, StoreError
-from arena.tournament import KINDS, Config, bot_digest, probe, run, schedule
+from arena.tournament import KINDS, Config, Venue, bot_digest, probe, run, schedule
 from bots import BUILTIN
 
 HELP = "a round-robin or gauntlet of bots, resumable, ranked by Elo"
@@ -56,6 +66,7 @@ _CONFIG_OPTIONS = (
     "time_bank",
     "grace",
     "startup_time",
+    "quit_time",
     "subprocess",
     "memory_mb",
     "cpu_seconds",
@@ -87,14 +98,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--concurrency",
-        type=int,
+        type=positive_int,
         default=os.cpu_count() or 1,
-        help="games at once, in worker processes (default: the number of cores)",
+        help="games at once, in worker processes (default and most: the number of cores)",
     )
-    parser.add_argument("--seed", type=int, help="tournament seed (default 1)")
+    parser.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="allow --concurrency above the number of cores (bots then compete for the CPU "
+        "and lose games on time that they would not lose alone)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="tournament seed (default: a random one, stored and printed at the end; a seed "
+        "given here makes every deal predictable to anyone who knows it)",
+    )
     add_rules_arguments(parser)
     add_clock_arguments(parser)
-    for name in ("rules", "move_time", "time_bank", "grace", "startup_time"):
+    for name in ("rules", "move_time", "time_bank", "grace", "startup_time", "quit_time"):
         parser.set_defaults(**{name: None})
     parser.set_defaults(options=None)
     parser.add_argument(
@@ -112,9 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         const=True,
         help="run built-in bots as subprocesses too",
     )
-    parser.add_argument("--memory-mb", type=int, help="address-space limit per bot process")
-    parser.add_argument("--cpu-seconds", type=int, help="CPU-time limit per bot process")
-    parser.add_argument("--logs", type=Path, help="keep bot stderr logs in this directory")
+    add_process_arguments(parser)
 
 
 def _bots(args: argparse.Namespace) -> tuple[BotSpec, ...]:
@@ -148,6 +168,7 @@ def config_from(args: argparse.Namespace, stored: Config | None = None) -> Confi
             time_bank=base.clock.bank if args.time_bank is None else args.time_bank,
             grace=base.clock.grace if args.grace is None else args.grace,
             startup_time=base.clock.startup if args.startup_time is None else args.startup_time,
+            quit_time=base.clock.quit if args.quit_time is None else args.quit_time,
         )
     )
     bots = stored.bots if stored is not None and not args.bot and not args.bots else _bots(args)
@@ -156,7 +177,9 @@ def config_from(args: argparse.Namespace, stored: Config | None = None) -> Confi
         kind=args.kind or base.kind,
         games_per_pair=base.games_per_pair if args.games_per_pair is None else args.games_per_pair,
         mirror=base.mirror if args.mirror is None else args.mirror,
-        seed=(1 if stored is None else base.seed) if args.seed is None else args.seed,
+        seed=(secrets.randbits(63) if stored is None else base.seed)
+        if args.seed is None
+        else args.seed,
         rules=rules,
         clock=clock,
         in_process=base.in_process if args.subprocess is None else not args.subprocess,
@@ -170,37 +193,24 @@ def _differences(stored: dict[str, Any], asked: dict[str, Any]) -> list[str]:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    if args.concurrency < 1:
-        raise ValueError("--concurrency must be at least 1")
+    cores = os.cpu_count() or 1
+    if args.concurrency > cores and not args.oversubscribe:
+        raise ValueError(
+            f"--concurrency {args.concurrency} is more than the {cores} cores of this machine: "
+            "bots would compete for the CPU and lose games on time; use at most "
+            f"--concurrency {cores}, or add --oversubscribe to run that many anyway"
+        )
+    logs = logs_from(args)
     if args.resume:
         if args.db is None:
             raise ValueError("--resume needs --db PATH: the database of the tournament to finish")
-        store = Store.open(args.db)
-        stored = Config.from_json(store.config())
-        config = config_from(args, stored)
-        changed = _differences(stored.to_json(), config.to_json())
-        if changed:
+        store = Store.open(args.db, lock=True)
+        try:
+            config = _resumable(args, store)
+        except BaseException:
             store.close()
-            raise StoreError(
-                f"--resume with a changed configuration ({', '.join(changed)}): the database "
-                f"{str(args.db)!r} holds another tournament; drop those options to resume it"
-            )
-        recorded = store.bots()
-        for spec in config.bots:
-            if spec.name in recorded and recorded[spec.name][2] != bot_digest(spec):
-                store.close()
-                raise StoreError(
-                    f"bot {spec.name!r} is not the program that started this tournament (its "
-                    f"file changed): results would mix two bots; start a new tournament instead"
-                )
-        if len(store.done()) < sum(len(task.games) for task in schedule(config)):
-            with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
-                try:
-                    probe(config, Path(scratch))
-                except MatchError as error:
-                    store.close()
-                    print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
-                    return 1
+            raise
+        db: Path = args.db
     else:
         config = config_from(args)
         db = args.db or Path(datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S.sqlite"))
@@ -208,9 +218,30 @@ def run_command(args: argparse.Namespace) -> int:
             raise StoreError(
                 f"{str(db)!r} already exists: resume it with --resume, or choose another --db"
             )
+    _check_anchor(args.anchor, config)
+    sandbox = sandbox_from(args.sandbox, config.bots, config.in_process)
+    secret = [db.resolve()] + [Path(f"{db.resolve()}{end}") for end in ("-wal", "-shm")]
+    venue = Venue(
+        sandbox="bwrap" if sandbox is not None else "none",
+        hidden=tuple(str(p) for p in secret),
+        logs=None if logs is None else str(logs),
+    )
+    if args.resume:
+        try:
+            if len(store.done()) < sum(len(task.games) for task in schedule(config)):
+                with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
+                    probe(config, Path(scratch), venue)
+        except MatchError as error:
+            store.close()
+            print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
+            return 1
+        except BaseException:
+            store.close()
+            raise
+    else:
         with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
             try:
-                versions = probe(config, Path(scratch))
+                versions = probe(config, Path(scratch), venue)
             except MatchError as error:
                 print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
                 return 1
@@ -219,12 +250,42 @@ def run_command(args: argparse.Namespace) -> int:
             store.set_bot(spec.name, spec.command_line, versions[spec.name], bot_digest(spec))
         args.db = db
     try:
-        return _play(args, config, store)
+        return _play(args, config, store, venue)
     finally:
         store.close()
 
 
-def _play(args: argparse.Namespace, config: Config, store: Store) -> int:
+def _resumable(args: argparse.Namespace, store: Store) -> Config:
+    """The configuration of the tournament in ``store``, with the options given to --resume;
+    a change to what decides the games, or to a bot's program, is an error."""
+    stored = Config.from_stored(store.config(), repr(str(args.db)))
+    config = config_from(args, stored)
+    changed = _differences(stored.to_json(), config.to_json())
+    if changed:
+        raise StoreError(
+            f"--resume with a changed configuration ({', '.join(changed)}): the database "
+            f"{str(args.db)!r} holds another tournament; drop those options to resume it"
+        )
+    recorded = store.bots()
+    for spec in config.bots:
+        if spec.name in recorded and recorded[spec.name][2] != bot_digest(spec):
+            raise StoreError(
+                f"bot {spec.name!r} is not the program that started this tournament (its "
+                "program or a file its command names has changed): results would mix two "
+                "bots; start a new tournament instead"
+            )
+    return config
+
+
+def _check_anchor(anchor: str | None, config: Config) -> None:
+    if anchor is not None and anchor not in config.names():
+        raise ValueError(
+            f"--anchor {anchor!r} is not a bot of this tournament: choose one of "
+            f"{', '.join(config.names())}"
+        )
+
+
+def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) -> int:
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -244,8 +305,9 @@ def _play(args: argparse.Namespace, config: Config, store: Store) -> int:
         pairs = len(config.pairs())
         print(
             f"{config.kind} of {len(names)} bots ({', '.join(names)}): {pairs} pairs, "
-            f"{config.games_per_pair} games each{', mirrored' if config.mirror else ''}, "
-            f"seed {config.seed}; database {args.db}"
+            f"{config.games_per_pair} games each{', mirrored' if config.mirror else ''}"
+            + (f", seed {config.seed}" if args.seed is not None else "")
+            + f"; database {args.db}"
             + (f"; resuming at {done_before} of {total} games" if done_before else ""),
             flush=True,
         )
@@ -281,7 +343,14 @@ def _play(args: argparse.Namespace, config: Config, store: Store) -> int:
             )
 
         try:
-            run(config, store, args.concurrency, on_game, args.logs)
+            run(
+                config,
+                store,
+                args.concurrency,
+                on_game,
+                workdir=None if venue.logs is None else Path(venue.logs),
+                venue=venue,
+            )
         except KeyboardInterrupt:
             progress.stop()
             print(
@@ -291,6 +360,10 @@ def _play(args: argparse.Namespace, config: Config, store: Store) -> int:
             )
             return 130
     sys.stdout.write(render(standings(names, games, args.anchor), args.format))
+    if not quiet:
+        for line in forfeits(games):
+            print(line)
+        print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {args.db}")
     return 0
 
 
@@ -310,11 +383,15 @@ def add_ratings_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_ratings(args: argparse.Namespace) -> int:
-    store = Store.open(args.db)
+    store = Store.open(args.db, readonly=True)
     try:
-        config = Config.from_json(store.config())
+        config = Config.from_stored(store.config(), repr(str(args.db)))
         games = list(store.games())
     finally:
         store.close()
+    _check_anchor(args.anchor, config)
     sys.stdout.write(render(standings(config.names(), games, args.anchor), args.format))
+    if args.format == "table":
+        for line in forfeits(games):
+            print(line)
     return 0

@@ -1,5 +1,5 @@
 """A game: hands played until a player reaches the target score (R15), with dealer rotation (R4),
-drawn hands redealt by the same dealer, and the end-of-game bonuses (R16).
+drawn hands redealt by the same dealer, the end-of-game bonuses (R16) and the hand limit (R22).
 
 Deals come from one SplitMix64 stream seeded with the game seed (engine.deck): its first number's
 lowest bit picks the first dealer, then every deal, drawn ones included, shuffles a new deck.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from engine.deck import SplitMix64
 from engine.hand import Action, Hand, HandResult, Phase
@@ -21,21 +22,27 @@ class GameError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """The end of a game. ``scores`` are the final totals, bonuses included (R16)."""
+    """The end of a game. ``scores`` are the final totals, bonuses included (R16).
 
-    winner: int
+    ``end`` is ``"target"`` when the winner reached the target (R15), ``"hand_limit"`` when the
+    game was cut at O17 hands (R22); only then can ``winner`` be ``None`` (a drawn game)."""
+
+    winner: int | None
     scores: tuple[int, int]
     hand_points: tuple[int, int]
     hands_won: tuple[int, int]
     game_bonus: int
     line_bonus: tuple[int, int]
     hands_played: int
+    end: Literal["target", "hand_limit"] = "target"
 
     def __str__(self) -> str:
-        return (
-            f"player {self.winner} wins {self.scores[0]}-{self.scores[1]} "
-            f"after {self.hands_played} hands"
-        )
+        after = f"after {self.hands_played} hands"
+        if self.end == "hand_limit":
+            after += " (the hand limit)"
+        if self.winner is None:
+            return f"drawn {self.scores[0]}-{self.scores[1]} {after}"
+        return f"player {self.winner} wins {self.scores[0]}-{self.scores[1]} {after}"
 
 
 class Game:
@@ -101,6 +108,7 @@ class Game:
         self.results.append(result)
         winner = result.winner
         if winner is None:  # R4, R11, R17: drawn; the same dealer deals again
+            self._check_hand_limit()
             return
         self.scores[winner] += result.points
         self.hands_won[winner] += 1
@@ -112,14 +120,27 @@ class Game:
             self.dealer = 1 - self.dealer
         if self.scores[winner] >= rules.game_target:  # R15
             self._end(winner)
+        else:
+            self._check_hand_limit()
 
-    def _end(self, winner: int) -> None:
+    def _check_hand_limit(self) -> None:
+        """R22: a game still undecided after O17 hands ends on the points so far."""
+        if len(self.results) < self.rules.hand_limit:
+            return
+        a, b = self.scores
+        self._end(None if a == b else (0 if a > b else 1), "hand_limit")
+
+    def _end(self, winner: int | None, end: Literal["target", "hand_limit"] = "target") -> None:
         rules = self.rules
-        loser = 1 - winner
-        bonus = rules.game_bonus + (rules.shutout_bonus if self.scores[loser] == 0 else 0)
+        bonus = 0
+        if end == "target":  # R16: the game bonuses go to a player who reached the target
+            assert winner is not None
+            loser = 1 - winner
+            bonus = rules.game_bonus + (rules.shutout_bonus if self.scores[loser] == 0 else 0)
         line = (self.hands_won[0] * rules.line_bonus, self.hands_won[1] * rules.line_bonus)
         final = [self.scores[0] + line[0], self.scores[1] + line[1]]
-        final[winner] += bonus
+        if winner is not None:
+            final[winner] += bonus
         self.result = GameResult(
             winner=winner,
             scores=(final[0], final[1]),
@@ -128,6 +149,7 @@ class Game:
             game_bonus=bonus,
             line_bonus=line,
             hands_played=len(self.results),
+            end=end,
         )
 
     def next_hand(self, deck: Sequence[int] | None = None) -> Hand:

@@ -84,6 +84,14 @@ class Rules:
     stock_exhausted_at: int = _option(
         2, "O16", "The hand is drawn when a discard leaves this many stock cards (R11).", 0, 30
     )
+    hand_limit: int = _option(
+        200,
+        "O17",
+        "A game still undecided after this many hands, drawn ones included, ends: the player "
+        "with more points wins it, or it is drawn if they are level (R22).",
+        1,
+        1_000_000,
+    )
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

@@ -96,6 +96,11 @@ class TimeControl(_Message):
     bank_ms: int = Field(ge=0, description="Extra time for the whole game, spent on overruns.")
     grace_ms: int = Field(ge=0, description="Margin the referee allows for transport delays.")
     startup_ms: int = Field(ge=1, description="Time to answer hello.")
+    quit_ms: int | None = Field(
+        default=None,
+        ge=0,
+        description="Time to exit after quit before the bot's processes are killed.",
+    )
 
 
 class Hello(_Message):
@@ -119,6 +124,11 @@ class GameStart(_Message):
     game: int = Field(ge=1, description="The game's number in the match, from 1.")
     seat: Seat
     target: int = Field(description="Score that wins the game (R15).")
+    single_hand: bool = Field(
+        default=False,
+        description="Only one hand is played: its winner wins the game and the target does not "
+        "apply (`gin-arena match --hands`).",
+    )
 
 
 class HandStart(_Message):
@@ -177,7 +187,8 @@ class HandEnd(_Message):
 
 
 class GameEnd(_Message):
-    """The game is over. `reason` is `normal`, or the failure that forfeited it."""
+    """The game is over. `reason` is `normal`, `hand_limit` (R22), the failure that forfeited it,
+    or `referee` (the referee failed; the game is drawn)."""
 
     type: Literal["game_end"]
     winner: Seat | None = Field(default=None, description="Absent when a single hand was drawn.")
@@ -253,7 +264,12 @@ class Ready(_Message):
     protocol_version: int = Field(
         strict=True, description="The version the bot chose from hello.versions."
     )
-    name: str = Field(min_length=1, max_length=100)
+    name: str = Field(
+        min_length=1,
+        max_length=100,
+        description="The bot's name for itself, for information only: the arena names a bot as "
+        "the organiser did.",
+    )
     author: str = Field(default="", max_length=200)
     bot_version: str = Field(default="", max_length=100)
 

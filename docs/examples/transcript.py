@@ -14,6 +14,7 @@ knock, a show-down with lay-offs). The block between ``<!-- transcript:begin -->
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -83,7 +84,7 @@ class Recording(Connection):
 def play(seed: int = SEED, rules: Rules = RULES) -> tuple[list[Line], GameOutcome]:
     """Play one game between two greedy bots; return every line and the outcome."""
     lines: list[Line] = []
-    referee = Referee(rules, CLOCK)
+    referee = Referee(rules, CLOCK, ids=random.Random(SEED))  # stable ids for a stable document
     connections = [
         Recording(seat, InProcessConnection("greedy", GreedyBot), lines) for seat in (0, 1)
     ]

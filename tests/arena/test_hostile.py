@@ -59,6 +59,9 @@ FAILING = {
         "protocol",
         r"when no request was open|reply has id 0, but the open request",
     ),
+    # A line that is not a message, sent when nothing was asked: malformed, whether it is found
+    # before the next message to the bot or read as the reply to the next request.
+    "stray": Case("stray.py", (), "malformed", r"debug: my hand looks good"),
     "spawner": Case("spawner.sh", (), "timeout", r"no reply within"),
     "flood": Case("flood.py", (), "timeout", r"no reply within"),
 }
@@ -105,6 +108,30 @@ def test_a_failing_bot_forfeits_every_game_and_leaves_nothing_behind(
         children = read_pids(childfile)
         assert len(children) == 2
         assert_gone(children, groups=False)
+
+
+def test_descendants_that_left_the_group_end_with_the_bot(tmp_path: Path) -> None:
+    """A setsid grandchild and a double-forked daemon are out of the bot's process group: the
+    referee, their subreaper, kills them when it closes the bot."""
+    pidfile, childfile = tmp_path / "pids", tmp_path / "children"
+    spec = hostile_spec("escape", "escape.py", pidfile=pidfile, HOSTILE_CHILDFILE=str(childfile))
+    result = Match((spec, GREEDY), HOYLE, CLOCK, games=1, seed=8, workdir=tmp_path).play()
+    assert result.games[0].outcome.failure is None
+    escapees = read_pids(childfile)
+    assert len(escapees) == 2
+    assert_gone(read_pids(pidfile))
+    assert_gone(escapees, groups=False)
+
+
+def test_error_and_game_end_reach_a_bot_whose_bad_line_came_with_more(tmp_path: Path) -> None:
+    """The bot wrote a bad line, a reply and a stray message in one write: it fails for the bad
+    line, and what came with it does not keep the notices from it."""
+    spec = hostile_spec("burst", "burst.py", pidfile=tmp_path / "pids")
+    result = Match((GREEDY, spec), HOYLE, CLOCK, games=1, seed=6, workdir=tmp_path).play()
+    failure = result.games[0].outcome.failure
+    assert failure is not None and failure.reason == "malformed", failure
+    log = (tmp_path / "burst.stderr.log").read_text()
+    assert "got error" in log and "got game_end" in log, log
 
 
 def test_wrong_id_names_the_id_it_sent(tmp_path: Path) -> None:

@@ -186,11 +186,20 @@ def test_a_bots_file_with_cwd_and_env_and_a_forfeit_in_json(tmp_path: Path) -> N
         (["--set", "knock_limit=11"], "option knock_limit: 11 is out of range, expected 0..10"),
         (["--set", "no_such=1"], "unknown rules option 'no_such': the options are knock_limit, "),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
-        (["--games", "0"], "the number of games must be at least 1"),
-        (["--hands", "0"], "the number of hands must be at least 1"),
+        (["--games", "0"], "argument --games: must be at least 1, got 0"),
+        (["--hands", "0"], "argument --hands: must be at least 1, got 0"),
         (["--games", "2", "--hands", "2"], "argument --hands: not allowed with argument --games"),
-        (["--games", "two"], "argument --games: invalid int value: 'two'"),
-        (["--move-time", "0"], "bad time control: move must be positive"),
+        (["--games", "two"], "argument --games: expected a whole number, got 'two'"),
+        (["--move-time", "0"], "bad time control: move must be above 0"),
+        # Each of these once ended in a traceback.
+        (["--move-time", "inf"], "argument --move-time: expected seconds from 0 to 86400"),
+        (["--move-time", "1e308"], "argument --move-time: expected seconds from 0 to 86400"),
+        (["--time-bank", "nan"], "argument --time-bank: expected seconds from 0 to 86400"),
+        (["--cpu-seconds", "-1"], "argument --cpu-seconds: must be at least 1, got -1"),
+        (["--memory-mb", "0"], "argument --memory-mb: must be at least 1, got 0"),
+        (["--logs", "{file}"], "--logs '{file}' is a file: give a directory"),
+        (["--record", "{directory}"], "--record '{directory}' is a directory: name a file"),
+        (["--sandbox", "jail"], "argument --sandbox: invalid choice: 'jail'"),
         (["--seed", "-1"], "bad seed -1: a seed is an integer from 0 to 2**64 - 1"),
         (["--bots", "{missing}"], "cannot read bots file '{missing}': No such file or directory"),
         (["--bots", "{malformed}"], "bots file '{malformed}' is not valid TOML: "),
@@ -210,6 +219,9 @@ def test_a_bad_input_is_a_clear_error_with_exit_2(
         "unknown_key": tmp_path / "unknown_key.toml",
     }
     files["malformed"].write_text('[[bot]]\nname = "x\n')
+    files["file"] = tmp_path / "a-file"
+    files["file"].write_text("not a directory")
+    files["directory"] = tmp_path
     files["duplicate"].write_text(
         '[[bot]]\nname = "twin"\ncommand = "a"\n[[bot]]\nname = "twin"\ncommand = "b"\n'
     )

@@ -77,13 +77,28 @@ def play(
 
 
 def test_clock_values_are_checked_and_sent_in_milliseconds() -> None:
-    clock = Clock(move=0.25, bank=3.0, grace=0.05, startup=2.0)
-    assert clock.message() == m.TimeControl(move_ms=250, bank_ms=3000, grace_ms=50, startup_ms=2000)
-    for bad in ({"move": 0.0}, {"startup": 0.0}, {"bank": -1.0}, {"grace": -0.1}, {"move": -1}):
+    clock = Clock(move=0.25, bank=3.0, grace=0.05, startup=2.0, quit=1.5)
+    assert clock.message() == m.TimeControl(
+        move_ms=250, bank_ms=3000, grace_ms=50, startup_ms=2000, quit_ms=1500
+    )
+    for bad in (
+        {"move": 0.0},
+        {"startup": 0.0},
+        {"bank": -1.0},
+        {"grace": -0.1},
+        {"move": -1},
+        {"quit": -1.0},
+        {"move": float("inf")},  # once an OverflowError deep in the referee
+        {"move": 1e308},
+        {"bank": 86_401.0},
+        {"move": True},
+        {"move": "1"},
+    ):
         with pytest.raises(ValueError, match="bad time control"):
-            Clock(**bad)
+            Clock(**bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="bad time control: move"):
         Clock(move=float("nan"))
+    assert Clock(move=86_400.0, quit=0.0).quit == 0.0
 
 
 def bank_log(path: Path) -> list[int]:
@@ -254,7 +269,22 @@ class Illegal(GreedyBot):
 
 
 class Slow(GreedyBot):
+    """Thinks hard: 0.35 s of its thread's CPU time for a draw."""
+
     def draw(self, view: View) -> Literal["stock", "discard"]:
+        start = time.thread_time()
+        while time.thread_time() - start < 0.35:
+            pass
+        return super().draw(view)
+
+
+class Sleepy(GreedyBot):
+    """Waits (a loaded machine, another game's work) but does not think: costs no CPU time."""
+
+    waits = 0
+
+    def draw(self, view: View) -> Literal["stock", "discard"]:
+        Sleepy.waits += 1
         time.sleep(0.35)
         return super().draw(view)
 
@@ -269,7 +299,7 @@ class Speechless(GreedyBot):
     [
         (Raising, "crash", "", "raised RuntimeError: out of ideas"),
         (Illegal, "illegal", "R7", r"discard \w\w is illegal: .* is not in your hand"),
-        (Slow, "timeout", "", r"took \d+\.\d{3} s, over the limit of 0\.300 s"),
+        (Slow, "timeout", "", r"used \d+\.\d{3} s of CPU time, over the limit of 0\.300 s"),
     ],
 )
 def test_an_in_process_bot_that_fails_forfeits(
@@ -299,6 +329,18 @@ def test_an_in_process_bot_that_does_not_answer_hello_cannot_start() -> None:
 
     with pytest.raises(BotStartupError, match="could not be created: no weights file"):
         InProcessConnection("broken", broken).start(Referee(HOYLE).hello(0), 1.0)
+
+
+def test_an_in_process_bot_is_charged_its_cpu_time_not_the_wall_clock() -> None:
+    """A built-in bot that waits (the machine is busy) is not charged for the wait."""
+    outcome = play(
+        Referee(HOYLE, Clock(move=0.2, grace=0.1)),
+        [InProcessConnection("sleepy", Sleepy), greedy()],
+        seed=9,
+        single_hand=True,
+    )
+    assert outcome.failure is None, outcome.failure
+    assert Sleepy.waits >= 1, "the bot was never asked to draw: pick another seed"
 
 
 def test_a_normal_game_reaches_the_target() -> None:

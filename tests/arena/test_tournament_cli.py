@@ -186,6 +186,13 @@ def started_workers(pid: int) -> list[int]:
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
+def config_of(db: Path) -> str:
+    """The configuration a tournament database stores, as JSON text."""
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        (value,) = connection.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+    return str(value)
+
+
 # -- a tournament and its standings -----------------------------------------------------------
 
 
@@ -199,10 +206,16 @@ def test_round_robin_prints_standings_and_ratings_reads_them_back(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""  # no progress bar in a pipe
     header, _, table = done.stdout.partition("\n")
-    assert header == (
-        "round-robin of 3 bots (a, b, c): 3 pairs, 4 games each, mirrored, seed 1; "
-        "database t.sqlite"
+    assert (
+        header
+        == "round-robin of 3 bots (a, b, c): 3 pairs, 4 games each, mirrored; database t.sqlite"
     )
+    table, _, last = table.rstrip("\n").rpartition("\n")
+    table += "\n"
+    # No --seed: a random seed, unknown before the end, stored in the database and printed last.
+    seed = json.loads(config_of(tmp_path / "t.sqlite"))["seed"]
+    assert last == f"seed {seed} (reproduce with --seed {seed}); database t.sqlite"
+    assert seed != "1"
     assert table.startswith("Standings after 12 games\n")
     for column in ("bot", "Elo", "95% interval", "games", "won", "lost", "score", "LOS"):
         assert column in table
@@ -261,7 +274,9 @@ def test_round_robin_prints_standings_and_ratings_reads_them_back(tmp_path: Path
 
     unknown = gin_arena(tmp_path, "ratings", "--db", "t.sqlite", "--anchor", "zzz")
     assert (unknown.returncode, unknown.stdout) == (2, "")
-    assert unknown.stderr.startswith("gin-arena ratings: error: unknown anchor bot 'zzz'")
+    assert unknown.stderr.startswith(
+        "gin-arena ratings: error: --anchor 'zzz' is not a bot of this"
+    )
 
 
 def test_gauntlet_with_json_standings(tmp_path: Path) -> None:
@@ -448,7 +463,7 @@ def small_tournament(directory: Path, name: str = "t.sqlite") -> None:
     done = gin_arena(
         directory,
         "tournament",
-        *("--bot", "a=greedy", "--bot", "b=random", "--games-per-pair", "2"),
+        *("--bot", "a=greedy", "--bot", "b=random", "--games-per-pair", "2", "--seed", "1"),
         *("--concurrency", "1", "--db", name, "--format", "csv"),
     )
     assert done.returncode == 0, done.stderr
@@ -576,8 +591,10 @@ def test_resume_reports_a_bot_that_no_longer_starts_before_any_game(tmp_path: Pa
     script = tmp_path / "mybot.py"
     script.write_text(
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "from bots.random import main\nsys.exit(main())\n"
+        "import mybot_lib\nfrom bots.random import main\nsys.exit(main())\n"
     )
+    library = tmp_path / "mybot_lib.py"
+    library.write_text("LEVEL = 1\n")
     (tmp_path / "bots.toml").write_text(
         f'[[bot]]\nname = "mine"\ncommand = {json.dumps([sys.executable, str(script)])}\n'
     )
@@ -592,12 +609,20 @@ def test_resume_reports_a_bot_that_no_longer_starts_before_any_game(tmp_path: Pa
     with sqlite3.connect(db) as connection:  # as if interrupted before game 2
         connection.execute("DELETE FROM games WHERE id = 2")
     connection.close()
-    script.unlink()  # and the bot's program is gone when resuming
+    library.unlink()  # and a module the bot needs is gone when resuming
 
     resumed = gin_arena(tmp_path, "tournament", "--db", "t.sqlite", "--resume")
     assert game_ids(db) == [1], "the missing game was forfeited instead"
     assert resumed.returncode == 1
     assert "bot 'mine' could not start" in resumed.stderr
+
+    # Its script edited (a file its command names): another bot, so the resume is refused.
+    library.write_text("LEVEL = 1\n")
+    script.write_text(script.read_text() + "# tuned\n")
+    edited = gin_arena(tmp_path, "tournament", "--db", "t.sqlite", "--resume")
+    assert (edited.returncode, edited.stdout) == (2, "")
+    assert "bot 'mine' is not the program that started this tournament" in edited.stderr
+    assert game_ids(db) == [1]
 
 
 # -- the README's "run it" --------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import IO, Any
 
 import pytest
 
-from arena.botspec import resolve
+from arena.botspec import Launch, resolve
 from arena.connection import Connection
 from arena.match import Match
 from arena.referee import Clock, Referee
@@ -182,7 +182,7 @@ def play_hand(conn: Connection, rules: Rules, hand: Hand, ids: Iterator[int]) ->
 
 
 def connect(argv: list[str], rules: Rules, workdir: Path) -> Connection:
-    conn = resolve(shlex.join(argv), name="example").connect(workdir, in_process=False)
+    conn = resolve(shlex.join(argv), name="example").connect(workdir, Launch(in_process=False))
     conn.start(Referee(rules, Clock()).hello(0, "test"), WAIT)
     return conn
 

@@ -29,8 +29,8 @@ from engine.rules import Rules, option_ids
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 """Where the cases live: one JSON file per case (a file may also hold ``{"cases": [...]}``)."""
 
-RULE_IDS = tuple(f"R{n}" for n in range(1, 22))
-"""The rule IDs R1..R21 of docs/RULES.md."""
+RULE_IDS = tuple(f"R{n}" for n in range(1, 23))
+"""The rule IDs R1..R22 of docs/RULES.md."""
 
 KINDS = ("hand", "game", "solver", "meld", "deal")
 
@@ -59,7 +59,15 @@ _RESULT_KEYS = (
     "laid_off",
     "knocker_melds",
 )
-_GAME_RESULT_KEYS = ("winner", "scores", "hands_won", "game_bonus", "line_bonus", "hand_points")
+_GAME_RESULT_KEYS = (
+    "winner",
+    "scores",
+    "hands_won",
+    "game_bonus",
+    "line_bonus",
+    "hand_points",
+    "end",
+)
 _STEP_KEYS = (
     frozenset({"do"}),
     frozenset({"do", "error"}),
@@ -125,7 +133,7 @@ def load_cases(*paths: Path | str) -> list[Case]:
 
 
 def known_ids() -> frozenset[str]:
-    """The IDs a case may cover: R1..R21 and the option IDs of engine.rules."""
+    """The IDs a case may cover: R1..R22 and the option IDs of engine.rules."""
     return frozenset(RULE_IDS) | frozenset(option_ids().values())
 
 

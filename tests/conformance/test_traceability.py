@@ -36,7 +36,7 @@ def document_ids() -> set[str]:
 
 
 def all_ids() -> set[str]:
-    """The document's IDs with R1..R21 and the engine's option IDs, so that the checks below mean
+    """The document's IDs with R1..R22 and the engine's option IDs, so that the checks below mean
     something even before the document exists."""
     return document_ids() | set(runner.RULE_IDS) | set(option_ids().values())
 

@@ -159,6 +159,44 @@ def test_hands_alternate_winners_under_the_winner_rule() -> None:
     assert game.hands_won == [1, 1]
 
 
+# -- the hand limit (R22) ------------------------------------------------------------------------
+
+
+def test_players_who_never_knock_end_at_the_hand_limit_drawn() -> None:
+    game = Game(HOYLE.replace(hand_limit=5), seed=3, first_dealer=1, deck=NOBODY_WINS)
+    for number in range(1, 6):
+        assert not game.is_over, f"the game ended before hand {number}"
+        draw_out(game)
+        if number < 5:
+            game.next_hand(NOBODY_WINS)
+    result = game.result
+    assert result is not None
+    assert (result.end, result.winner, result.hands_played) == ("hand_limit", None, 5)
+    assert result.scores == (0, 0)
+    assert "drawn" in str(result) and "hand limit" in str(result)
+    with pytest.raises(GameError):
+        game.next_hand()
+
+
+def test_the_hand_limit_is_decided_on_points_without_the_game_bonus() -> None:
+    rules = HOYLE.replace(hand_limit=2, game_bonus=100, shutout_bonus=100, line_bonus=20)
+    game = Game(rules, seed=0, first_dealer=0, deck=NON_DEALER_WINS)
+    assert knock_out(game).winner == 1  # 44 points, far from the target
+    game.next_hand(NOBODY_WINS)
+    draw_out(game)
+    result = game.result
+    assert result is not None
+    assert (result.end, result.winner) == ("hand_limit", 1)
+    assert result.hand_points == (0, 44)
+    assert result.game_bonus == 0
+    assert result.scores == (0, 64)  # the line bonus still counts
+
+
+def test_the_default_hand_limit_is_far_above_a_real_game() -> None:
+    assert HOYLE.hand_limit == 200
+    assert all(rules.hand_limit == 200 for rules in PRESETS.values())
+
+
 # -- the target (R15) and the bonuses (R16) ----------------------------------------------------
 
 

@@ -48,7 +48,7 @@ def play(
     rules: Rules, seed: int, deck: Sequence[int], dealer: int, answers: Sequence[Answer]
 ) -> tuple[list[Scripted], GameOutcome]:
     """One hand through the referee, dealt from ``deck``, each seat played by ``answers``."""
-    referee = Referee(rules)
+    referee = Referee(rules, ids=random.Random(0))  # request ids are random: fix them here
     seats = [Scripted(f"p{seat}", answers[seat]) for seat in (0, 1)]
     for seat, connection in enumerate(seats):
         connection.start(referee.hello(seat, f"p{1 - seat}"), 1.0)

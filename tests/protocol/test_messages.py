@@ -63,7 +63,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "author": "Ada",
         "bot_version": "0.3.1",
     },
-    "game_start": {"type": "game_start", "game": 3, "seat": 1, "target": 100},
+    "game_start": {"type": "game_start", "game": 3, "seat": 1, "target": 100, "single_hand": False},
     "hand_start": {
         "type": "hand_start",
         "hand_number": 2,
@@ -317,7 +317,9 @@ def test_the_transcript_check_mode_reports_and_regeneration_fixes_a_stale_block(
 ) -> None:
     path = tmp_path / "PROTOCOL.md"
     head, block = DOC.split(transcript.BEGIN)
-    path.write_text(head + transcript.BEGIN + block.replace('"id":1,', '"id":7,', 1), "utf-8")
+    stale = block.replace('"type":"request","id":', '"type":"request","id":7', 1)
+    assert stale != block
+    path.write_text(head + transcript.BEGIN + stale, "utf-8")
     assert transcript.main(["--check", "--path", str(path)]) == 1
     assert transcript.main(["--path", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == DOC

@@ -1,0 +1,155 @@
+"""Command-line options shared by several commands (``match``, ``tournament``, ``check-bot``):
+the rules, the time control, the limits of a bot process and its sandbox.
+
+Each ``add_*`` function declares a group of options on a parser; each ``*_from`` function turns
+the parsed values into the domain object, raising :class:`ValueError` with a message that names
+the option (``gin-arena`` prints it as a usage error). The ``type=`` converters reject a bad value
+while parsing, so the error names the option the way argparse does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from arena.botspec import BotSpec
+from arena.referee import GRACE_SECONDS, QUIT_SECONDS, Clock
+from arena.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
+from engine.rules import Rules, parse_option
+
+
+def positive_int(text: str) -> int:
+    """An integer of at least 1 (``--memory-mb``, ``--cpu-seconds``, ``--concurrency``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A finite, non-negative number of seconds, at most :attr:`Clock.LIMIT`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 0 <= value <= Clock.LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"expected seconds from 0 to {Clock.LIMIT:.0f} (a day), got {text!r}"
+        )
+    return value
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", default="hoyle", help="rules preset (default hoyle)")
+    parser.add_argument(
+        "--set",
+        dest="options",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="change one rules option (repeatable), e.g. --set knock_limit=7",
+    )
+
+
+def rules_from(args: argparse.Namespace) -> Rules:
+    options = dict(parse_option(text) for text in args.options)
+    return Rules.preset(args.rules).with_options(options)
+
+
+def add_clock_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--move-time", type=seconds, default=1.0, help="seconds per move (default 1)"
+    )
+    parser.add_argument(
+        "--time-bank", type=seconds, default=0.0, help="extra seconds per game (default 0)"
+    )
+    parser.add_argument(
+        "--grace",
+        type=seconds,
+        default=GRACE_SECONDS,
+        help=f"transport margin per move, never charged (default {GRACE_SECONDS})",
+    )
+    parser.add_argument(
+        "--startup-time",
+        type=seconds,
+        default=10.0,
+        help="seconds for the handshake (default 10)",
+    )
+    parser.add_argument(
+        "--quit-time",
+        type=seconds,
+        default=QUIT_SECONDS,
+        help="seconds a bot has to exit after quit before its processes are killed "
+        f"(default {QUIT_SECONDS:g})",
+    )
+
+
+def clock_from(args: argparse.Namespace) -> Clock:
+    return Clock(
+        move=args.move_time,
+        bank=args.time_bank,
+        grace=args.grace,
+        startup=args.startup_time,
+        quit=args.quit_time,
+    )
+
+
+def add_process_arguments(parser: argparse.ArgumentParser) -> None:
+    """The limits and sandbox of each bot process, and where their logs go."""
+    parser.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default=None,
+        help="isolate each bot process with bubblewrap: auto (default: when bwrap is "
+        "installed), bwrap (required), none",
+    )
+    parser.add_argument(
+        "--memory-mb", type=positive_int, help="address-space limit per bot process (MiB)"
+    )
+    parser.add_argument(
+        "--cpu-seconds", type=positive_int, help="CPU-time limit per bot process (seconds)"
+    )
+    parser.add_argument("--logs", type=Path, help="keep the bots' stderr logs in this directory")
+
+
+def sandbox_from(mode: str | None, bots: Iterable[BotSpec], in_process: bool) -> Sandbox | None:
+    """The sandbox for ``--sandbox`` (default ``auto``). With ``auto`` and no usable bubblewrap,
+    print one warning line on stderr, but only when some bot will run as a process."""
+    sandbox = resolve_sandbox(mode or "auto")
+    processes = any(spec.builtin is None or not in_process for spec in bots)
+    if sandbox is None and (mode or "auto") == "auto" and processes:
+        print(sandbox_warning(), file=sys.stderr)
+    return sandbox
+
+
+def logs_from(args: argparse.Namespace) -> Path | None:
+    """The ``--logs`` directory, created if needed; a file there is an error."""
+    logs: Path | None = args.logs
+    if logs is None:
+        return None
+    if logs.exists() and not logs.is_dir():
+        raise ValueError(f"--logs {str(logs)!r} is a file: give a directory for the bots' logs")
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot create --logs {str(logs)!r}: {error.strerror}") from None
+    return logs
+
+
+__all__ = [
+    "add_clock_arguments",
+    "add_process_arguments",
+    "add_rules_arguments",
+    "clock_from",
+    "logs_from",
+    "positive_int",
+    "rules_from",
+    "sandbox_from",
+    "seconds",
+]

@@ -1,0 +1,389 @@
+"""Fair play among untrusted bots, the referee's side: no game can stop a run, every game ends,
+clocks and ids that a bot cannot game, secret seeds, and the command-line inputs that once ended
+in a traceback. (The process side, sandbox and containment, is in test_sandbox.py and
+test_process.py; the decoder's bounds in tests/protocol/test_codec_limits.py.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from arena_support import CLOCK, ROOT, cli_env, hostile, run_cli, wait_until
+
+import arena.referee
+from arena.botspec import BotSpec
+from arena.connection import InProcessConnection
+from arena.judge import judge
+from arena.match import Match
+from arena.referee import Referee
+from arena.store import Store, StoreError
+from bots.sdk import Bot
+from engine.rules import HOYLE
+
+NEVER_KNOCK = ROOT / "tests" / "arena" / "tournament_bots" / "never_knock.py"
+
+
+def _load_never_knock() -> type[Bot]:
+    """The never-knocking bot of tournament_bots/never_knock.py, to run in-process too."""
+    spec = importlib.util.spec_from_file_location("never_knock", NEVER_KNOCK)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    bot: type[Bot] = module.NeverKnock
+    return bot
+
+
+NeverKnock = _load_never_knock()
+
+
+def never_knock() -> BotSpec:
+    return BotSpec("never", (sys.executable, str(NEVER_KNOCK)))
+
+
+# -- every game ends (R22) ------------------------------------------------------------------------
+
+
+def test_two_bots_that_never_knock_end_at_the_hand_limit(tmp_path: Path) -> None:
+    rules = HOYLE.replace(hand_limit=20)
+    referee = Referee(rules, CLOCK)
+    bots = [InProcessConnection(f"never{seat}", NeverKnock) for seat in (0, 1)]
+    for seat, bot in enumerate(bots):
+        bot.start(referee.hello(seat), CLOCK.startup)
+    outcome = referee.play_game(bots, seed=5)
+    assert outcome.reason == "hand_limit"
+    assert (outcome.winner, outcome.scores, outcome.hands) == (None, (0, 0), 20)
+
+
+def test_a_tournament_of_bots_that_never_knock_finishes(tmp_path: Path) -> None:
+    bot = shlex_join(sys.executable, str(NEVER_KNOCK))
+    done = run_cli(
+        "tournament",
+        *("--bot", f"a={bot}", "--bot", f"b={bot}", "--games-per-pair", "2"),
+        *("--set", "hand_limit=3", "--concurrency", "1", "--db", str(tmp_path / "t.sqlite")),
+        *("--sandbox", "none"),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Standings after 2 games" in done.stdout
+    assert "hand limit: 2 games ended at the hand limit (R22)" in done.stdout
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        reasons = [r for (r,) in db.execute("SELECT reason FROM games ORDER BY id")]
+    assert reasons == ["hand_limit", "hand_limit"]
+
+
+def shlex_join(*argv: str) -> str:
+    import shlex
+
+    return shlex.join(argv)
+
+
+# -- no game can stop a run -------------------------------------------------------------------
+
+
+@pytest.fixture
+def buggy_referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The referee fails while building its 30th request (a bug of its own), once."""
+    real = arena.referee.legal_models
+    calls = [0]
+
+    def legal_models(actions: object) -> object:
+        calls[0] += 1
+        if calls[0] == 30:
+            raise KeyError("a bug in the referee")
+        return real(actions)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(arena.referee, "legal_models", legal_models)
+    yield calls
+
+
+def test_a_referee_bug_abandons_one_game_and_the_match_goes_on(
+    buggy_referee: list[int], tmp_path: Path
+) -> None:
+    record = tmp_path / "games.jsonl"
+    match = Match(
+        (BotSpec("a", builtin="greedy"), BotSpec("b", builtin="random")),
+        HOYLE,
+        CLOCK,
+        games=3,
+        seed=11,
+    )
+    with record.open("w", encoding="utf-8") as stream:
+        result = match.play(record=stream)
+    reasons = [g.outcome.reason for g in result.games]
+    assert reasons == ["referee", "normal", "normal"]
+    abandoned = result.games[0].outcome
+    assert abandoned.winner is None and abandoned.failure is None
+    assert abandoned.error is not None and "KeyError: 'a bug in the referee'" in abandoned.error
+    assert result.to_json()["games"][0]["reason"] == "referee"
+    # The record keeps the error, and re-judges: the abandoned game up to the error included.
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    ends = [line for line in lines if line["type"] == "game_end"]
+    assert ends[0]["reason"] == "referee" and "a bug in the referee" in ends[0]["error"]
+    verdict = judge(record)
+    assert verdict.ok, verdict.disagreement
+    assert verdict.games == 3
+
+
+def test_a_referee_bug_in_a_tournament_is_a_drawn_game_not_an_abort(
+    buggy_referee: list[int], tmp_path: Path
+) -> None:
+    from arena.tournament import Config, run
+
+    config = Config(
+        bots=(BotSpec("a", builtin="greedy"), BotSpec("b", builtin="random")),
+        games_per_pair=4,
+        seed=3,
+    )
+    store = Store.create(tmp_path / "t.sqlite", config.to_json())
+    try:
+        assert run(config, store, 1) == 4
+        rows = list(store.games())
+    finally:
+        store.close()
+    assert [r.reason for r in rows].count("referee") == 1
+    abandoned = next(r for r in rows if r.reason == "referee")
+    assert abandoned.winner is None and abandoned.failed is None
+    assert "a bug in the referee" in abandoned.message
+
+
+# -- request ids a bot cannot guess -----------------------------------------------------------
+
+
+def test_a_reply_written_before_its_request_is_never_taken(tmp_path: Path) -> None:
+    """Whatever the timing, an early line is a protocol failure, never the answer."""
+    for attempt in range(3):
+        match = Match(
+            (BotSpec("guesser", hostile("guesser.py")), BotSpec("g", builtin="greedy")),
+            HOYLE,
+            CLOCK,
+            games=1,
+            seed=attempt,
+            workdir=tmp_path / str(attempt),
+        )
+        result = match.play()
+        failure = result.games[0].outcome.failure
+        assert failure is not None and failure.reason == "protocol", failure
+
+
+def test_request_ids_are_unpredictable_and_never_repeat_back_to_back() -> None:
+    referee = Referee(HOYLE)
+    ids = [referee._next_id() for _ in range(2000)]
+    assert all(1 <= i < 2**31 for i in ids)
+    assert all(a != b for a, b in itertools.pairwise(ids))
+    assert len(set(ids)) > 1990  # random, not counted upwards
+    assert sorted(ids) != ids
+
+
+# -- secret seeds ---------------------------------------------------------------------------------
+
+
+def test_a_match_without_seed_draws_one_and_prints_it_only_at_the_end(tmp_path: Path) -> None:
+    seeds = []
+    for _ in range(2):
+        done = run_cli("match", "greedy", "random", "--games", "2", "--sandbox", "none")
+        assert done.returncode == 0, done.stderr
+        first, *_, last = done.stdout.strip().splitlines()
+        assert "seed" not in first
+        assert last.startswith("2 games, seed ")
+        seeds.append(int(last.split()[-1]))
+    assert seeds[0] != seeds[1]
+
+
+# -- command-line inputs that once ended in a traceback ----------------------------------------
+
+
+def test_a_record_that_cannot_be_written_stops_the_match_with_a_clear_error() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    done = run_cli("match", "greedy", "random", "--record", "/dev/full", "--sandbox", "none")
+    assert done.returncode in (1, 2), done.stderr
+    assert "Traceback" not in done.stderr
+    assert "/dev/full" in done.stderr
+
+
+def test_an_existing_record_survives_a_match_that_cannot_start(tmp_path: Path) -> None:
+    record = tmp_path / "games.jsonl"
+    record.write_text("precious\n")
+    ghost = tmp_path / "no-such-bot"
+    done = run_cli("match", "greedy", str(ghost), "--record", str(record), "--sandbox", "none")
+    assert done.returncode == 1
+    assert record.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl"]  # no partial file left
+
+
+def test_ctrl_c_in_a_match_keeps_a_record_that_judges_as_incomplete(tmp_path: Path) -> None:
+    record = tmp_path / "games.jsonl"
+    slow = shlex_join(*hostile("slow.py", "0.05"))
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "arena.cli", "match", slow, "greedy", "--games", "50"),
+            *("--record", str(record), "--sandbox", "none", "--move-time", "2"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=cli_env(),
+    )
+    try:
+        assert wait_until(lambda: any(tmp_path.glob(".games.jsonl.*.partial")), timeout=30)
+        assert wait_until(
+            lambda: any(p.stat().st_size > 0 for p in tmp_path.glob(".games.jsonl.*.partial")),
+            timeout=30,
+        )
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "interrupted after" in err
+    judged = run_cli("judge", str(record))
+    assert judged.returncode == 1
+    assert "INCOMPLETE" in judged.stdout, judged.stdout
+    assert "Traceback" not in judged.stderr
+
+
+def test_ctrl_c_in_solve_jsonl_is_quiet() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "solve", "--jsonl"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write('"AS 2S 3S 4S 7H 7D 7C KD QH 9C"\n')
+        proc.stdin.flush()
+        assert proc.stdout.readline()  # it is running and answering
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+
+
+def test_check_bot_games_must_be_at_least_one_and_the_referee_lays_off() -> None:
+    done = run_cli("check-bot", "greedy", "--games", "1", "--sandbox", "none")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the referee lays off the bot's cards" in done.stdout
+    for bad in ("0", "-1"):
+        refused = run_cli("check-bot", "greedy", "--games", bad)
+        assert refused.returncode == 2
+        assert f"argument --games: must be at least 1, got {bad}" in refused.stderr
+
+
+# -- tournaments: concurrency, anchors, locks, damaged databases ---------------------------------
+
+
+def test_concurrency_above_the_cores_is_refused_unless_asked_for(tmp_path: Path) -> None:
+    too_many = str((os.cpu_count() or 1) + 1)
+    db = tmp_path / "t.sqlite"
+    done = run_cli("tournament", "--concurrency", too_many, "--db", str(db))
+    assert done.returncode == 2
+    assert f"--concurrency {too_many} is more than the" in done.stderr
+    assert "--oversubscribe" in done.stderr
+    assert not db.exists()
+    forced = run_cli(
+        "tournament",
+        *("--bot", "a=greedy", "--bot", "b=random", "--games-per-pair", "2"),
+        *("--concurrency", too_many, "--oversubscribe", "--db", str(db)),
+    )
+    assert forced.returncode == 0, forced.stderr
+
+
+def test_an_unknown_anchor_is_refused_before_any_game(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    done = run_cli("tournament", "--anchor", "nobody", "--db", str(db))
+    assert done.returncode == 2
+    assert "--anchor 'nobody' is not a bot of this tournament" in done.stderr
+    assert not db.exists()
+
+
+def small(db: Path) -> None:
+    done = run_cli(
+        "tournament",
+        *("--bot", "a=greedy", "--bot", "b=random", "--games-per-pair", "2"),
+        *("--concurrency", "1", "--db", str(db)),
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_second_run_on_a_database_in_use_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    small(db)
+    holder = Store.open(db, lock=True)  # as a tournament playing into it does
+    try:
+        with pytest.raises(StoreError, match="being played by another gin-arena process"):
+            Store.open(db, lock=True)
+        done = run_cli("tournament", "--db", str(db), "--resume")
+        assert done.returncode == 2
+        assert "being played by another gin-arena process" in done.stderr
+        assert "IntegrityError" not in done.stderr
+        ratings = run_cli("ratings", "--db", str(db))  # reading needs no lock
+        assert ratings.returncode == 0, ratings.stderr
+    finally:
+        holder.close()
+    assert run_cli("tournament", "--db", str(db), "--resume").returncode == 0
+
+
+def test_ratings_open_the_database_read_only(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    small(db)
+    store = Store.open(db, readonly=True)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store._db.execute("DELETE FROM games")
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("DROP TABLE games", "is damaged (no such table: games)"),
+        ("DELETE FROM meta WHERE key = 'config'", "has no configuration"),
+        (
+            "UPDATE meta SET value = json_remove(value, '$.clock') WHERE key = 'config'",
+            "has no 'clock'",
+        ),
+    ],
+)
+def test_a_hand_edited_database_is_a_clear_error(tmp_path: Path, damage: str, message: str) -> None:
+    db = tmp_path / "t.sqlite"
+    small(db)
+    with sqlite3.connect(db) as connection:
+        connection.execute(damage)
+    connection.close()
+    for command in (("ratings", "--db", str(db)), ("tournament", "--db", str(db), "--resume")):
+        done = run_cli(*command)
+        assert done.returncode == 2, (command, done.stderr)
+        assert message in done.stderr, (command, done.stderr)
+        assert "Traceback" not in done.stderr
+
+
+def test_the_output_names_every_forfeit_by_reason(tmp_path: Path) -> None:
+    crash = shlex_join(*hostile("crash.py"))
+    done = run_cli(
+        "tournament",
+        *("--bot", f"crasher={crash}", "--bot", "g=greedy", "--games-per-pair", "2"),
+        *("--concurrency", "1", "--db", str(tmp_path / "t.sqlite"), "--sandbox", "none"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "forfeits: crasher lost 2 games by crashing [crash], first game 1: " in done.stdout

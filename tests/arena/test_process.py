@@ -1,0 +1,330 @@
+"""Bot processes: the orphan reaper, the fair move clock, stray lines, lines that come with a
+failing one, the reader's line limit and the quit grace.
+
+The clock tests drive :func:`arena.process._now` by hand, so that no test depends on how fast this
+machine is; the process tests bound every wait generously and assert no duration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import queue
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from arena_support import CLOCK, hostile, process_alive, read_pids, wait_until
+
+from arena import process, reaper
+from arena.connection import BotTimeout, MalformedMessage, ProtocolViolation
+from arena.process import QUIT_WAIT_SECONDS, ProcessConnection
+from arena.referee import Referee
+from engine.game import Game
+from engine.rules import HOYLE, Rules
+from protocol import messages as m
+from protocol.codec import encode
+from protocol.views import legal_models, observation_model
+
+LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
+needs_linux = pytest.mark.skipif(not LINUX, reason="the reaper needs Linux and /proc")
+SLEEPER = "import time; time.sleep(600)"
+
+
+def a_request(request_id: int = 7) -> m.Request:
+    game = Game(Rules(), 5)
+    hand = game.hand
+    return m.Request(
+        type="request",
+        id=request_id,
+        phase=hand.phase.value,  # type: ignore[arg-type]
+        legal=legal_models(hand.legal_actions()),
+        observation=observation_model(
+            hand.observation(hand.to_move), game.hand_number, game.scores, game.rules.game_target
+        ),
+        clock=m.Clock(move_ms=1000, bank_ms=0),
+    )
+
+
+def a_reply(request: m.Request) -> bytes:
+    return encode(m.Reply(type="reply", id=request.id, action=request.legal[0]))
+
+
+def unstarted(tmp_path: Path) -> ProcessConnection:
+    return ProcessConnection(
+        "bot", ["unused"], workdir=tmp_path / "bot", log_path=tmp_path / "bot.log"
+    )
+
+
+class Clock:
+    """A clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    fake = Clock()
+    monkeypatch.setattr(process, "_now", fake)
+    return fake
+
+
+# -- the move clock ----------------------------------------------------------------------------
+
+
+def test_the_move_clock_starts_once_the_request_is_written(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = unstarted(tmp_path)
+    request = a_request()
+
+    def slow_write(message: m.Message, timeout: float) -> None:
+        clock.now += 10.0  # the write took long (a loaded machine): not the bot's time
+        conn._lines.put(a_reply(request))
+
+    monkeypatch.setattr(conn, "_write", slow_write)
+    reply, elapsed = conn.ask(request, timeout=1.0)
+    assert reply.id == request.id
+    assert elapsed == 0.0
+
+
+class EarlyQueue(queue.Queue[bytes]):
+    """A queue whose timed waits wake up after half the time asked, with nothing."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.waits: list[float] = []
+
+    def get(self, block: bool = True, timeout: float | None = None) -> bytes:
+        if timeout is not None and self.empty():
+            self.waits.append(timeout)
+            self.clock.now += timeout / 2
+            raise queue.Empty
+        return super().get(block, timeout)
+
+
+def test_a_timeout_is_never_reported_before_the_limit(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = unstarted(tmp_path)
+    early = EarlyQueue(clock)
+    conn._lines = early
+    monkeypatch.setattr(conn, "_write", lambda message, timeout: None)
+    start = clock.now
+    with pytest.raises(BotTimeout, match=r"no reply within 1\.000 s"):
+        conn.ask(a_request(), timeout=1.0)
+    assert clock.now - start >= 1.0
+    assert len(early.waits) > 1, "an early wake-up must wait again"
+
+
+def test_a_reply_that_comes_after_an_early_wake_up_is_taken(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = unstarted(tmp_path)
+    request = a_request()
+
+    class Late(EarlyQueue):
+        def get(self, block: bool = True, timeout: float | None = None) -> bytes:
+            if len(self.waits) == 2:
+                self.put(a_reply(request))
+            return super().get(block, timeout)
+
+    conn._lines = Late(clock)
+    monkeypatch.setattr(conn, "_write", lambda message, timeout: None)
+    reply, elapsed = conn.ask(request, timeout=1.0)
+    assert reply.id == request.id and 0.0 < elapsed < 1.0
+
+
+# -- stray lines and discarding ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "error", "message"),
+    [
+        (b"debug: thinking\n", MalformedMessage, r"not valid JSON.*when no request was open"),
+        (b"\n", MalformedMessage, r"when no request was open"),
+        (
+            b'{"type": "reply", "id": 3, "action": {"kind": "draw", "source": "stock"}}\n',
+            ProtocolViolation,
+            r"when no request was open \(before the request message\)",
+        ),
+    ],
+)
+def test_a_stray_line_is_judged_by_what_it_is_not_by_when_it_is_found(
+    tmp_path: Path, line: bytes, error: type[Exception], message: str
+) -> None:
+    conn = unstarted(tmp_path)
+    conn._lines.put(line)
+    with pytest.raises(error, match=message):
+        conn.ask(a_request(), timeout=1.0)
+
+
+def test_discard_pending_drops_what_came_with_a_failing_line_but_keeps_the_end(
+    tmp_path: Path,
+) -> None:
+    conn = unstarted(tmp_path)
+    for line in (b"more\n", b'{"type": "ready"}\n', process._EOF):
+        conn._lines.put(line)
+    conn.discard_pending()
+    assert conn._lines.get_nowait() == process._EOF
+    assert conn._lines.empty()
+    conn.discard_pending()  # nothing pending: nothing happens
+    assert conn._lines.empty()
+
+
+def read_lines(conn: ProcessConnection, data: bytes) -> list[bytes]:
+    conn._read_stdout(io.BytesIO(data))
+    lines = []
+    while not conn._lines.empty():
+        lines.append(conn._lines.get_nowait())
+    return lines
+
+
+def test_the_reader_cuts_a_line_over_the_limit_and_reads_on(tmp_path: Path) -> None:
+    limit = m.MAX_LINE_BYTES + 2
+    huge = b"x" * 200_000 + b"\n"
+    lines = read_lines(unstarted(tmp_path), huge + b'{"a": 1}\n' + b"x" * 70_000)
+    assert lines == [b"x" * limit, b'{"a": 1}\n', b"x" * limit, process._EOF]
+
+
+def test_the_reader_keeps_a_last_line_without_its_end(tmp_path: Path) -> None:
+    assert read_lines(unstarted(tmp_path), b"one\ntwo") == [b"one\n", b"two", process._EOF]
+
+
+def test_error_and_game_end_reach_a_bot_whose_bad_line_came_with_more(tmp_path: Path) -> None:
+    conn = ProcessConnection(
+        "burst",
+        hostile("burst.py"),
+        workdir=tmp_path / "burst",
+        log_path=tmp_path / "burst.log",
+        quit_wait=30.0,
+    )
+    referee = Referee(HOYLE, CLOCK)
+    try:
+        conn.start(referee.hello(0, "greedy"), timeout=30.0)
+        with pytest.raises(MalformedMessage, match="oops"):
+            conn.ask(a_request(), timeout=30.0)
+        conn.discard_pending()
+        conn.send(m.ErrorNotice(type="error", reason="malformed", message="oops"))
+        conn.send(m.GameEnd(type="game_end", winner=1, scores=[0, 0], reason="malformed"))
+    finally:
+        conn.close()
+    log = (tmp_path / "burst.log").read_text()
+    assert "got error" in log and "got game_end" in log, log
+    assert conn.quit_by_itself
+
+
+# -- quit ---------------------------------------------------------------------------------------
+
+
+def test_the_default_quit_grace_lets_a_heavy_python_bot_exit() -> None:
+    assert QUIT_WAIT_SECONDS >= 2.0
+
+
+@pytest.mark.parametrize(("quit_wait", "by_itself"), [(60.0, True), (0.0, False)])
+def test_the_quit_grace_is_configurable(quit_wait: float, by_itself: bool, tmp_path: Path) -> None:
+    conn = ProcessConnection(
+        "lingering",
+        hostile("lingering.py", "0.5"),
+        workdir=tmp_path / "lingering",
+        log_path=tmp_path / "lingering.log",
+        quit_wait=quit_wait,
+    )
+    try:
+        conn.start(Referee(HOYLE, CLOCK).hello(0), timeout=30.0)
+    finally:
+        conn.close()
+    assert conn.quit_by_itself is by_itself
+
+
+# -- the reaper ---------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def cleanup(*procs: subprocess.Popen[bytes]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(10)
+
+
+ORPHAN = f"""
+import os, sys
+child = os.fork()
+if child == 0:
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.execv(sys.executable, [sys.executable, "-c", {SLEEPER!r}])
+print(child, flush=True)
+"""
+
+
+def start_orphan() -> int:
+    """A process in a session of its own whose parent has exited: with this process a subreaper,
+    it is our child."""
+    done = subprocess.run(
+        [sys.executable, "-c", ORPHAN], capture_output=True, text=True, timeout=60, check=True
+    )
+    pid = int(done.stdout)
+    assert wait_until(lambda: pid in reaper.children(), timeout=10), "the orphan is not ours"
+    return pid
+
+
+@needs_linux
+def test_the_reaper_kills_orphans_and_spares_our_own_processes() -> None:
+    assert reaper.become_subreaper()
+    assert reaper.become_subreaper(), "idempotent"
+    ours = subprocess.Popen([sys.executable, "-c", SLEEPER])  # our session: a helper
+    registered = subprocess.Popen([sys.executable, "-c", SLEEPER], start_new_session=True)
+    reaper.register(registered.pid)  # another session, but an open bot
+    with cleanup(ours, registered):
+        try:
+            orphan = start_orphan()
+            assert reaper.session_of(orphan) not in (None, os.getsid(0))
+            assert set(reaper.orphans()) == {orphan}
+            assert reaper.reap_orphans() == [orphan]
+            assert not process_alive(orphan)
+            assert process_alive(ours.pid) and process_alive(registered.pid)
+            assert ours.poll() is None and registered.poll() is None
+            assert reaper.orphans() == []
+        finally:
+            reaper.unregister(registered.pid)
+
+
+@needs_linux
+def test_close_ends_a_setsid_grandchild_and_a_daemon(tmp_path: Path) -> None:
+    childfile = tmp_path / "children"
+    conn = ProcessConnection(
+        "escape",
+        hostile("escape.py"),
+        workdir=tmp_path / "escape",
+        log_path=tmp_path / "escape.log",
+        env={"HOSTILE_CHILDFILE": str(childfile)},
+    )
+    try:
+        conn.start(Referee(HOYLE, CLOCK).hello(0), timeout=30.0)
+        escapees = read_pids(childfile)
+        assert len(escapees) == 2
+        assert all(process_alive(pid) for pid in escapees)
+        assert wait_until(
+            lambda: all(reaper.session_of(pid) != conn.pid for pid in escapees), timeout=30
+        ), "the escapees left the bot's session"
+    finally:
+        conn.close()
+    for pid in escapees:
+        assert not process_alive(pid), f"escapee {pid} outlived close()"
