@@ -155,6 +155,36 @@ def test_a_referee_bug_in_a_tournament_is_a_drawn_game_not_an_abort(
     assert "a bug in the referee" in abandoned.message
 
 
+def test_a_worker_that_dies_costs_only_its_own_games(tmp_path: Path) -> None:
+    """A bot that kills its worker process: its games are abandoned, every other game is
+    played, and the run finishes."""
+    from arena.tournament import Config, run
+
+    config = Config(
+        bots=(
+            BotSpec("killer", hostile("parricide.py")),
+            BotSpec("g", builtin="greedy"),
+            BotSpec("r", builtin="random"),
+        ),
+        games_per_pair=2,
+        seed=4,
+        clock=CLOCK,
+    )
+    store = Store.create(tmp_path / "t.sqlite", config.to_json())
+    try:
+        assert run(config, store, 2, workdir=tmp_path / "logs") == 6
+        rows = list(store.games())
+    finally:
+        store.close()
+    assert sorted(r.id for r in rows) == list(range(1, 7))
+    for row in rows:
+        if "killer" in (row.seat0, row.seat1):
+            assert (row.reason, row.winner) == ("referee", None), row
+            assert "the worker process playing it died" in row.message
+        else:
+            assert row.reason == "normal", row
+
+
 # -- request ids a bot cannot guess -----------------------------------------------------------
 
 
