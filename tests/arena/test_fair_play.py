@@ -26,8 +26,10 @@ from arena.judge import judge
 from arena.match import Match
 from arena.referee import Referee
 from arena.store import Store, StoreError
+from bots.greedy import GreedyBot
 from bots.sdk import Bot
 from engine.rules import HOYLE
+from protocol import messages as m
 
 NEVER_KNOCK = ROOT / "tests" / "arena" / "tournament_bots" / "never_knock.py"
 
@@ -183,6 +185,47 @@ def test_a_worker_that_dies_costs_only_its_own_games(tmp_path: Path) -> None:
             assert "the worker process playing it died" in row.message
         else:
             assert row.reason == "normal", row
+
+
+# -- what the bots are told, and what a failure says ----------------------------------------------
+
+
+class Listener(GreedyBot):
+    """Greedy, noting every game_start it is sent."""
+
+    starts: list[m.GameStart] = []
+
+    def handle(self, message: m.Message) -> m.Message | None:
+        if isinstance(message, m.GameStart):
+            Listener.starts.append(message)
+        return super().handle(message)
+
+
+def test_single_hands_are_announced_as_such() -> None:
+    Listener.starts = []
+    for single in (True, False):
+        referee = Referee(HOYLE, CLOCK)
+        bots = [InProcessConnection("l", Listener), InProcessConnection("g", GreedyBot)]
+        for seat, bot in enumerate(bots):
+            bot.start(referee.hello(seat), CLOCK.startup)
+        referee.play_game(bots, seed=2, single_hand=single)
+    assert [s.single_hand for s in Listener.starts] == [True, False]
+
+
+def test_a_startup_failure_names_the_log_only_when_it_is_kept(tmp_path: Path) -> None:
+    silent = shlex_join(*hostile("exit_at_once.sh"))
+    scratch = run_cli("match", silent, "greedy", "--sandbox", "none", "--startup-time", "2")
+    assert scratch.returncode == 1
+    assert "could not start" in scratch.stderr
+    assert "gin-arena-" not in scratch.stderr  # the scratch directory is gone: not named
+    assert "exit_at_once: giving up before hello" in scratch.stderr  # but its words are quoted
+    kept = run_cli(
+        *("match", silent, "greedy", "--sandbox", "none", "--startup-time", "2"),
+        *("--logs", str(tmp_path / "logs")),
+    )
+    assert kept.returncode == 1
+    (log,) = (tmp_path / "logs").glob("*.stderr.log")
+    assert str(log) in kept.stderr
 
 
 # -- request ids a bot cannot guess -----------------------------------------------------------
