@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from arena_support import CLOCK, ROOT, cli_env, hostile, run_cli, wait_until
@@ -193,7 +194,7 @@ def test_a_worker_that_dies_costs_only_its_own_games(tmp_path: Path) -> None:
 class Listener(GreedyBot):
     """Greedy, noting every game_start it is sent."""
 
-    starts: list[m.GameStart] = []
+    starts: ClassVar[list[m.GameStart]] = []
 
     def handle(self, message: m.Message) -> m.Message | None:
         if isinstance(message, m.GameStart):
