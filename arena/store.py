@@ -9,7 +9,7 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,19 +85,26 @@ class Store:
         )
 
     @classmethod
-    def create(cls, path: Path, config: Mapping[str, Any]) -> Store:
-        """A new database for ``config``; refuses to touch an existing file. The database is
-        built under a temporary name and linked into place whole, so an interruption leaves
-        either nothing or a complete, empty tournament."""
+    def create(
+        cls,
+        path: Path,
+        config: Mapping[str, Any],
+        bots: Sequence[tuple[str, str, str, str]] = (),
+    ) -> Store:
+        """A new database for ``config`` and its ``bots`` (name, command, version, digest);
+        refuses to touch an existing file. The database is built under a temporary name and
+        linked into place whole, so an interruption leaves either nothing or a complete, empty
+        tournament (a temporary file that a killed run left behind is removed by the next)."""
         if path.exists():
             raise StoreError(
                 f"{str(path)!r} already exists: resume it with --resume, or choose another --db"
             )
+        _sweep(path)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
         try:
             db = sqlite3.connect(temporary, isolation_level=None)
             try:
-                cls._initialise(db, config)
+                cls._initialise(db, config, bots)
             finally:
                 db.close()
             os.link(temporary, path)
@@ -114,7 +121,11 @@ class Store:
         return cls.open(path, lock=True)
 
     @staticmethod
-    def _initialise(db: sqlite3.Connection, config: Mapping[str, Any]) -> None:
+    def _initialise(
+        db: sqlite3.Connection,
+        config: Mapping[str, Any],
+        bots: Sequence[tuple[str, str, str, str]],
+    ) -> None:
         with db:
             db.execute("BEGIN")
             for statement in _SCHEMA.split(";"):
@@ -130,6 +141,9 @@ class Store:
                     ("config", json.dumps(config, sort_keys=True)),
                 ],
             )
+            db.executemany(
+                "INSERT INTO bots (name, command, version, digest) VALUES (?, ?, ?, ?)", bots
+            )
 
     @classmethod
     def open(cls, path: Path, *, lock: bool = False, readonly: bool = False) -> Store:
@@ -142,6 +156,8 @@ class Store:
         if not path.is_file():
             raise StoreError(f"no tournament database at {str(path)!r}")
         held = _lock(path) if lock else None
+        if held is not None:
+            _sweep(path)
         try:
             return cls._connect(path, held, readonly)
         except BaseException:
@@ -304,3 +320,33 @@ def _lock(path: Path) -> int:
         os.close(fd)
         raise StoreError(f"cannot lock {str(path)!r}: {error.strerror}") from None
     return fd
+
+
+def _sweep(path: Path) -> None:
+    """Remove the temporary files of :meth:`Store.create` (``.NAME.PID.new``, with SQLite's
+    ``-journal``, ``-wal`` and ``-shm``) left beside ``path`` by a run killed while creating it:
+    those whose process is gone."""
+    prefix = f".{path.name}."
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(prefix) or ".new" not in name:
+            continue
+        pid_text, _, rest = name[len(prefix) :].partition(".")
+        if not pid_text.isdigit() or not rest.startswith("new") or _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            entry.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -320,13 +320,11 @@ def _row(report: GameReport, names: tuple[str, str], record: str) -> GameRow:
 
 
 def missing_tasks(config: Config, done: set[int]) -> list[Task]:
-    """The tasks (trimmed to their games) still to play."""
-    out = []
-    for task in schedule(config):
-        games = tuple(g for g in task.games if g.number not in done)
-        if games:
-            out.append(Task(task.a, task.b, games))
-    return out
+    """The tasks with a game still to play, whole: a task's games are played again from its
+    first, so that bots that carry state from game to game (a random generator, what they
+    learnt of the opponent) play its missing games exactly as in an uninterrupted run. Only the
+    missing games are committed (:func:`run`)."""
+    return [task for task in schedule(config) if any(g.number not in done for g in task.games)]
 
 
 def run(
@@ -345,7 +343,8 @@ def run(
     runs alone is abandoned (its games are committed with reason ``referee``).
 
     A KeyboardInterrupt stops the workers and propagates; what finished is already committed."""
-    tasks = missing_tasks(config, store.done())
+    done = store.done()
+    tasks = missing_tasks(config, done)
     data = config.to_json()
     played = 0
     with tempfile.TemporaryDirectory(prefix="gin-arena-") as scratch:
@@ -354,6 +353,9 @@ def run(
         def commit(rows: Sequence[GameRow]) -> None:
             nonlocal played
             for row in rows:
+                if row.id in done:
+                    continue  # replayed for the bots' sake; committed before
+                done.add(row.id)
                 store.add_game(row)
                 played += 1
                 if on_game:

@@ -245,9 +245,14 @@ def run_command(args: argparse.Namespace) -> int:
             except MatchError as error:
                 print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
                 return 1
-        store = Store.create(db, config.to_json())
-        for spec in config.bots:
-            store.set_bot(spec.name, spec.command_line, versions[spec.name], bot_digest(spec))
+        store = Store.create(
+            db,
+            config.to_json(),
+            [
+                (spec.name, spec.command_line, versions[spec.name], bot_digest(spec))
+                for spec in config.bots
+            ],
+        )
         args.db = db
     try:
         return _play(args, config, store, venue)
@@ -268,7 +273,12 @@ def _resumable(args: argparse.Namespace, store: Store) -> Config:
         )
     recorded = store.bots()
     for spec in config.bots:
-        if spec.name in recorded and recorded[spec.name][2] != bot_digest(spec):
+        if spec.name not in recorded:
+            raise StoreError(
+                f"the database {str(args.db)!r} does not record bot {spec.name!r}: it was "
+                "changed by hand; start a new tournament with another --db"
+            )
+        if recorded[spec.name][2] != bot_digest(spec):
             raise StoreError(
                 f"bot {spec.name!r} is not the program that started this tournament (its "
                 "program or a file its command names has changed): results would mix two "

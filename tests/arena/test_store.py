@@ -299,3 +299,28 @@ def test_open_refuses_another_database_format(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StoreError, match=rf"database format {FORMAT + 1}; this version reads "):
         Store.open(path)
+
+
+def test_the_bots_are_written_with_the_configuration_in_one_transaction(tmp_path: Path) -> None:
+    bots = [("a", "builtin:greedy", "1", "0123456789abcdef"), ("b", "./bot", "2", "fedcba98")]
+    store = Store.create(tmp_path / "t.sqlite", CONFIG, bots)
+    try:
+        assert store.bots() == {name: (command, v, d) for name, command, v, d in bots}
+    finally:
+        store.close()
+
+
+def test_a_create_killed_half_way_leaves_nothing_the_next_run_keeps(tmp_path: Path) -> None:
+    """SIGKILL while creating leaves the temporary files; the next create or resume removes
+    those of dead processes, and never those of a live one."""
+    gone = 2**22 + 12345  # above the usual pid_max: no such process
+    leftovers = [tmp_path / f".t.sqlite.{gone}.new", tmp_path / f".t.sqlite.{gone}.new-journal"]
+    live = tmp_path / f".t.sqlite.{os.getppid()}.new-wal"  # a live process's: kept
+    for path in [*leftovers, live]:
+        path.write_text("half a database")
+    Store.create(tmp_path / "t.sqlite", CONFIG).close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.sqlite", live.name])
+    for path in leftovers:
+        path.write_text("half a database")
+    Store.open(tmp_path / "t.sqlite", lock=True).close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["t.sqlite", live.name])

@@ -170,14 +170,14 @@ def test_configuration_json_round_trip(tmp_path: Path) -> None:
     assert Config.from_json(json.loads(json.dumps(default.to_json()))) == default
 
 
-def test_missing_tasks_are_the_schedule_less_what_is_done() -> None:
+def test_missing_tasks_are_the_whole_tasks_with_a_game_not_done() -> None:
     config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=4)
     assert missing_tasks(config, set()) == schedule(config)
     total = len(all_games(schedule(config)))
     assert missing_tasks(config, set(range(1, total + 1))) == []
-    done = {1, 2, 4, 7, 12}
+    done = {1, 2, 4, 7, 12}  # a whole mirrored pair (1, 2), and halves of three others
     missing = all_games(missing_tasks(config, done))
-    assert [g[0] for g in missing] == [k for k in range(1, total + 1) if k not in done]
+    assert [g[0] for g in missing] == [k for k in range(1, total + 1) if k not in {1, 2}]
     by_id = {g[0]: g for g in all_games(schedule(config))}
     assert all(by_id[g[0]] == g for g in missing)  # same pair, seed and seats
 
@@ -278,8 +278,9 @@ def test_resume_plays_exactly_the_missing_games(tmp_path: Path) -> None:
     finally:
         store.close()
     check_against_schedule(config, rows)
-    kept = {r.id: key(r) for r in full if r.id not in lost}
-    assert {r.id: key(r) for r in rows if r.id not in lost} == kept
+    # The random bot carries its generator from game to game: the lost half of a mirrored pair
+    # is played again after its first half, so every game comes out as it first did.
+    assert {r.id: key(r) for r in rows} == {r.id: key(r) for r in full}
 
 
 def test_probe_reports_versions_and_the_first_bot_that_cannot_start(tmp_path: Path) -> None:
