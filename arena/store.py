@@ -272,11 +272,14 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
 
-    def games(self) -> Iterator[GameRow]:
+    def games(self, records: bool = True) -> Iterator[GameRow]:
+        """Every game, by id; without ``records`` their records are left out (empty), which is
+        all standings need and keeps a long league's games small in memory."""
+        record = "record" if records else "''"
         try:
             rows = self._db.execute(
                 "SELECT id, seat0, seat1, seed, winner, reason, failed, message, rule, score0,"
-                " score1, hands, seconds, record FROM games ORDER BY id"
+                f" score1, hands, seconds, {record} FROM games ORDER BY id"
             ).fetchall()
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import os
 import secrets
@@ -335,13 +336,13 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
         transient=True,
         disable=not console.is_terminal,
     )
-    games: list[GameRow] = list(store.games())
+    games: list[GameRow] = list(store.games(records=False))
     started = datetime.datetime.now()
     with progress:
         bar = progress.add_task("games", total=total, completed=done_before, rate="", leader="")
 
         def on_game(row: GameRow) -> None:
-            games.append(row)
+            games.append(dataclasses.replace(row, record=""))  # the record is in the database
             seconds = (datetime.datetime.now() - started).total_seconds()
             played = len(games) - done_before
             leader = max(names, key=lambda n: _score(games, n))
@@ -396,7 +397,7 @@ def run_ratings(args: argparse.Namespace) -> int:
     store = Store.open(args.db, readonly=True)
     try:
         config = Config.from_stored(store.config(), repr(str(args.db)))
-        games = list(store.games())
+        games = list(store.games(records=False))
     finally:
         store.close()
     _check_anchor(args.anchor, config)
