@@ -5,7 +5,8 @@ a shell. A bots file is TOML::
 
     [[bot]]
     name = "mybot"
-    command = "./mybot --level 3"      # or a list: ["./mybot", "--level", "3"]
+    command = "./mybot --level 3"      # or a list: ["./mybot", "--level", "3"]; or a built-in
+                                       # bot's name: "greedy"
     cwd = "bots/mybot"                 # optional, relative to the bots file
     env = { MYBOT_DEPTH = "4" }        # optional, added to the minimal environment
 """
@@ -134,7 +135,9 @@ def load_bots_file(path: Path) -> dict[str, BotSpec]:
         if name in specs:
             raise BotSpecError(f"{where}: duplicate bot name {name!r}")
         command = entry.get("command")
-        if isinstance(command, str):
+        if isinstance(command, str) and command.strip() in BUILTIN:
+            argv = []  # a built-in bot, by name
+        elif isinstance(command, str):
             argv = _split(command, f"{where} ({name})")
         elif isinstance(command, list) and command and all(isinstance(a, str) for a in command):
             argv = list(command)
@@ -148,6 +151,11 @@ def load_bots_file(path: Path) -> dict[str, BotSpec]:
             isinstance(k, str) and isinstance(v, str) for k, v in env.items()
         ):
             raise BotSpecError(f"{where} ({name}): 'env' must be a table of strings")
+        if not argv:
+            if cwd is not None:
+                raise BotSpecError(f"{where} ({name}): a built-in bot has no 'cwd'")
+            specs[name] = BotSpec(name, builtin=str(command).strip(), env=dict(env))
+            continue
         base = path.parent
         workdir = (base / cwd).resolve() if cwd else None
         if workdir is not None and not workdir.is_dir():

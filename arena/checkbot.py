@@ -20,7 +20,6 @@ from arena.match import log_tail
 from arena.options import (
     add_clock_arguments,
     add_process_arguments,
-    clock_from,
     logs_from,
     positive_int,
     sandbox_from,
@@ -350,8 +349,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     known = load_bots_file(args.bots) if args.bots else {}
     spec = resolve(args.bot, known)
-    clock = clock_from(args)
-    logs = logs_from(args)
+    clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
+    logs = logs_from(args.logs)
     launch = Launch(
         memory_mb=args.memory_mb,
         cpu_seconds=args.cpu_seconds,

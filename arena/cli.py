@@ -1,12 +1,13 @@
-"""The ``gin-arena`` command line: one parser, one subcommand per tool.
+"""The ``gin-arena`` command line: one parser, one subcommand per command module.
 
-Each command lives in its own module, which provides ``add_arguments(parser)`` to declare its
-options and ``run(args) -> int`` to carry it out; :data:`COMMANDS` lists them and is the only thing
-to extend when a command is added (``match``, ``tournament``, ``protocol``, ``replay``, ``judge``,
-``check-bot`` ...). Exit codes are shared: 0 success, 1 the command ran but found a problem (a bad
-input line, a failed check), 2 a usage error. A command reports bad arguments by raising
-:class:`ValueError` (every engine error is one); :func:`main` prints it as
-``gin-arena COMMAND: error: MESSAGE`` on stderr, the way argparse reports its own usage errors.
+A command module provides ``HELP`` (one line), ``DESCRIPTION`` (the ``--help`` text),
+``add_arguments(parser)`` to declare its options and ``run(args) -> int`` to carry it out; adding
+a command is one new module and one line in :data:`COMMANDS`. Options shared by several commands
+are in :mod:`arena.options`. Exit codes are shared: 0 success, 1 the command ran but found a
+problem (a bad input line, a failed check, a bot that cannot start), 2 a usage error, 130
+interrupted (Ctrl-C). A command reports a bad argument or input by raising :class:`ValueError`
+(rule, card, bots-file, database and sandbox errors are all ValueErrors); :func:`main` prints it
+as ``gin-arena COMMAND: error: MESSAGE`` on stderr, the way argparse reports its own usage errors.
 """
 
 from __future__ import annotations
@@ -16,8 +17,18 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
-from arena import checkbot, match_cmd, protocol_cmd, records_cmd, solve, tournament_cmd
+from arena import (
+    checkbot,
+    match_cmd,
+    protocol_cmd,
+    ratings_cmd,
+    records_cmd,
+    solve,
+    tournament_cmd,
+)
+from engine import __version__
 
 PROG = "gin-arena"
 
@@ -37,23 +48,16 @@ class Command:
     run: Callable[[argparse.Namespace], int]
     description: str | None = None
 
+    @classmethod
+    def of(cls, name: str, module: ModuleType) -> Command:
+        """The command a command module implements (see the module docstring)."""
+        return cls(name, module.HELP, module.add_arguments, module.run, module.DESCRIPTION)
+
 
 COMMANDS: tuple[Command, ...] = (
-    Command(
-        "tournament",
-        tournament_cmd.HELP,
-        tournament_cmd.add_arguments,
-        tournament_cmd.run_command,
-        tournament_cmd.DESCRIPTION,
-    ),
-    Command(
-        "ratings",
-        tournament_cmd.RATINGS_HELP,
-        tournament_cmd.add_ratings_arguments,
-        tournament_cmd.run_ratings,
-        tournament_cmd.RATINGS_DESCRIPTION,
-    ),
-    Command("match", match_cmd.HELP, match_cmd.add_arguments, match_cmd.run, match_cmd.DESCRIPTION),
+    Command.of("tournament", tournament_cmd),
+    Command.of("ratings", ratings_cmd),
+    Command.of("match", match_cmd),
     Command(
         "replay",
         records_cmd.REPLAY_HELP,
@@ -68,15 +72,9 @@ COMMANDS: tuple[Command, ...] = (
         records_cmd.run_judge,
         records_cmd.JUDGE_DESCRIPTION,
     ),
-    Command("check-bot", checkbot.HELP, checkbot.add_arguments, checkbot.run, checkbot.DESCRIPTION),
-    Command("solve", solve.HELP, solve.add_arguments, solve.run, solve.DESCRIPTION),
-    Command(
-        "protocol",
-        protocol_cmd.HELP,
-        protocol_cmd.add_arguments,
-        protocol_cmd.run,
-        protocol_cmd.DESCRIPTION,
-    ),
+    Command.of("check-bot", checkbot),
+    Command.of("solve", solve),
+    Command.of("protocol", protocol_cmd),
 )
 
 
@@ -84,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="The reference referee for Gin Rummy bots."
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(
         title="commands", dest="command", metavar="COMMAND", required=True
     )

@@ -18,13 +18,12 @@ from arena.options import (
     add_clock_arguments,
     add_process_arguments,
     add_rules_arguments,
-    clock_from,
     logs_from,
     positive_int,
     rules_from,
     sandbox_from,
 )
-from arena.referee import RecordWriteError
+from arena.referee import Clock, RecordWriteError
 from bots import BUILTIN
 
 HELP = "play games between two bots and summarise the result"
@@ -87,14 +86,14 @@ def bot_specs(args: argparse.Namespace) -> tuple[BotSpec, BotSpec]:
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = rules_from(args)
-    clock = clock_from(args)
+    rules = rules_from(args.rules, args.options)
+    clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
     count = args.hands if args.hands is not None else (args.games if args.games is not None else 2)
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     if not 0 <= seed < 2**64:
         raise ValueError(f"bad seed {seed}: a seed is an integer from 0 to 2**64 - 1")
     specs = bot_specs(args)
-    logs = logs_from(args)
+    logs = logs_from(args.logs)
     record = RecordFile(args.record) if args.record else None
     sandbox = sandbox_from(args.sandbox, specs, not args.subprocess)
     match = Match(

@@ -1,10 +1,11 @@
 """Command-line options shared by several commands (``match``, ``tournament``, ``check-bot``):
 the rules, the time control, the limits of a bot process and its sandbox.
 
-Each ``add_*`` function declares a group of options on a parser; each ``*_from`` function turns
-the parsed values into the domain object, raising :class:`ValueError` with a message that names
-the option (``gin-arena`` prints it as a usage error). The ``type=`` converters reject a bad value
-while parsing, so the error names the option the way argparse does.
+Each ``add_*`` function declares a group of options on a parser; each ``*_from`` function takes
+the parsed values (never the whole namespace) and returns the domain object, raising
+:class:`ValueError` with a message that names the option (``gin-arena`` prints it as a usage
+error). The ``type=`` converters reject a bad value while parsing, so the error names the option
+the way argparse does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from arena.botspec import BotSpec
 from arena.referee import GRACE_SECONDS, QUIT_SECONDS, Clock
 from arena.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
-from engine.rules import Rules, parse_option
+from engine.rules import PRESETS, Rules, option_names, parse_option
 
 
 def positive_int(text: str) -> int:
@@ -46,20 +47,26 @@ def seconds(text: str) -> float:
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", default="hoyle", help="rules preset (default hoyle)")
+    parser.add_argument(
+        "--rules",
+        default="hoyle",
+        metavar="PRESET",
+        help=f"rules preset: {', '.join(PRESETS)} (default hoyle; docs/RULES.md, Presets)",
+    )
     parser.add_argument(
         "--set",
         dest="options",
         action="append",
         default=[],
         metavar="OPTION=VALUE",
-        help="change one rules option (repeatable), e.g. --set knock_limit=7",
+        help="change one rules option (repeatable), e.g. --set knock_limit=7; the options: "
+        f"{', '.join(option_names())} (docs/RULES.md, Options)",
     )
 
 
-def rules_from(args: argparse.Namespace) -> Rules:
-    options = dict(parse_option(text) for text in args.options)
-    return Rules.preset(args.rules).with_options(options)
+def rules_from(preset: str, options: Iterable[str]) -> Rules:
+    """The rules of ``--rules PRESET`` with each ``--set OPTION=VALUE`` applied."""
+    return Rules.preset(preset).with_options(dict(parse_option(text) for text in options))
 
 
 def add_clock_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,16 +94,6 @@ def add_clock_arguments(parser: argparse.ArgumentParser) -> None:
         default=QUIT_SECONDS,
         help="seconds a bot has to exit after quit before its processes are killed "
         f"(default {QUIT_SECONDS:g})",
-    )
-
-
-def clock_from(args: argparse.Namespace) -> Clock:
-    return Clock(
-        move=args.move_time,
-        bank=args.time_bank,
-        grace=args.grace,
-        startup=args.startup_time,
-        quit=args.quit_time,
     )
 
 
@@ -128,9 +125,8 @@ def sandbox_from(mode: str | None, bots: Iterable[BotSpec], in_process: bool) ->
     return sandbox
 
 
-def logs_from(args: argparse.Namespace) -> Path | None:
+def logs_from(logs: Path | None) -> Path | None:
     """The ``--logs`` directory, created if needed; a file there is an error."""
-    logs: Path | None = args.logs
     if logs is None:
         return None
     if logs.exists() and not logs.is_dir():
@@ -146,7 +142,6 @@ __all__ = [
     "add_clock_arguments",
     "add_process_arguments",
     "add_rules_arguments",
-    "clock_from",
     "logs_from",
     "positive_int",
     "rules_from",

@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -112,8 +114,10 @@ def render_json(table: Standings) -> str:
     return json.dumps(table.to_json(), indent=2) + "\n"
 
 
-def render_table(table: Standings) -> str:
-    """A plain-text table (rich renders it; no colour codes, so it reads the same in a file)."""
+def render_table(table: Standings, width: int | None = None) -> str:
+    """A plain-text table (rich renders it; no colour codes, so it reads the same in a file),
+    fitted to ``width`` columns (rich shortens the columns that can be), or as wide as it needs
+    with None."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -133,7 +137,13 @@ def render_table(table: Standings) -> str:
         ("LOS", "right"),
     ):
         grid.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    for _, title in _FAILURE_COLUMNS:
+    # In a narrow terminal, the failure columns nobody has a count in go first.
+    columns = [
+        (reason, title)
+        for reason, title in _FAILURE_COLUMNS
+        if width is None or any(f.get(reason, 0) for f in table.failures.values())
+    ]
+    for _, title in columns:
         grid.add_column(title, justify="right", no_wrap=True)
     for rank, r in enumerate(table.fit.ratings, 1):
         grid.add_row(
@@ -146,10 +156,10 @@ def render_table(table: Standings) -> str:
             str(r.losses),
             f"{r.score:.1%}",
             "" if r.los_next is None else f"{r.los_next:.0%}",
-            *(str(table.failures[r.name].get(reason, 0) or "-") for reason, _ in _FAILURE_COLUMNS),
+            *(str(table.failures[r.name].get(reason, 0) or "-") for reason, _ in columns),
         )
     out = io.StringIO()
-    Console(file=out, width=400, color_system=None, force_terminal=False).print(grid)
+    Console(file=out, width=width or 400, color_system=None, force_terminal=False).print(grid)
     return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
 
 
@@ -200,8 +210,12 @@ def forfeits(games: Sequence[GameRow]) -> list[str]:
 
 
 def render(table: Standings, fmt: str) -> str:
+    """The standings as ``fmt``; a table fits the terminal when standard output is one."""
     if fmt == "json":
         return render_json(table)
     if fmt == "csv":
         return render_csv(table)
-    return render_table(table)
+    width = None
+    if sys.stdout.isatty():
+        width = shutil.get_terminal_size().columns
+    return render_table(table, width)

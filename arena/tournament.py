@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import hashlib
 import io
 import logging
 import multiprocessing
 import os
+import secrets
 import signal
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,6 +183,63 @@ def schedule(config: Config) -> list[Task]:
             game_id += len(games)
             tasks.append(Task(a, b, games))
     return tasks
+
+
+CLOCK_FIELDS = ("move", "bank", "grace", "startup", "quit")
+
+
+def new_config(bots: Sequence[BotSpec], **given: Any) -> Config:
+    """The configuration of a new tournament: the options ``given`` (:class:`Config` fields;
+    ``clock`` may be a mapping of some of :data:`CLOCK_FIELDS`), defaults for the rest, and a
+    secret random seed unless one is given."""
+    clock = Clock(**given.pop("clock", {}))
+    given.setdefault("seed", secrets.randbits(63))
+    return Config(bots=tuple(bots), clock=clock, **given)
+
+
+def resume_config(stored: Config, where: str, **given: Any) -> Config:
+    """The configuration to resume with: ``stored``, which the options ``given`` on the command
+    line (as for :func:`new_config`) may only repeat. Any difference is a
+    :class:`TournamentError` naming the fields, since the games already played would mix with
+    games of another tournament."""
+    clock = given.pop("clock", {})
+    if "bots" in given:
+        given["bots"] = tuple(given["bots"])
+    asked = dataclasses.replace(stored, clock=dataclasses.replace(stored.clock, **clock), **given)
+    old, new = stored.to_json(), asked.to_json()
+    changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    if changed:
+        raise TournamentError(
+            f"--resume with a changed configuration ({', '.join(changed)}): the database "
+            f"{where} holds another tournament; drop those options to resume it"
+        )
+    return stored
+
+
+def check_bots(config: Config, digests: Mapping[str, str], where: str) -> None:
+    """Each bot of ``config`` must be the program whose digest (:func:`bot_digest`) the
+    tournament recorded; else a :class:`TournamentError`: results would mix two bots."""
+    for spec in config.bots:
+        if spec.name not in digests:
+            raise TournamentError(
+                f"the database {where} does not record bot {spec.name!r}: it was changed by "
+                "hand; start a new tournament with another --db"
+            )
+        if digests[spec.name] != bot_digest(spec):
+            raise TournamentError(
+                f"bot {spec.name!r} is not the program that started this tournament (its "
+                "program or a file its command names has changed): results would mix two "
+                "bots; start a new tournament instead"
+            )
+
+
+def check_anchor(anchor: str | None, config: Config) -> None:
+    """``--anchor``, if given, must name a bot of the tournament (checked before playing)."""
+    if anchor is not None and anchor not in config.names():
+        raise TournamentError(
+            f"--anchor {anchor!r} is not a bot of this tournament: choose one of "
+            f"{', '.join(config.names())}"
+        )
 
 
 def bot_digest(spec: BotSpec) -> str:

@@ -1,4 +1,4 @@
-"""``gin-arena tournament`` and ``gin-arena ratings``."""
+"""``gin-arena tournament``: play a tournament into its database and print the standings."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import argparse
 import dataclasses
 import datetime
 import os
-import secrets
 import shlex
 import sys
 import tempfile
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,6 @@ from arena.options import (
     add_clock_arguments,
     add_process_arguments,
     add_rules_arguments,
-    clock_from,
     logs_from,
     positive_int,
     rules_from,
@@ -27,7 +27,21 @@ from arena.options import (
 )
 from arena.standings import FORMATS, forfeits, render, standings
 from arena.store import GameRow, Store, StoreError
-from arena.tournament import KINDS, Config, Venue, bot_digest, probe, run, schedule
+from arena.tournament import (
+    CLOCK_FIELDS,
+    KINDS,
+    Config,
+    Task,
+    Venue,
+    bot_digest,
+    check_anchor,
+    check_bots,
+    new_config,
+    probe,
+    resume_config,
+    schedule,
+)
+from arena.tournament import run as play_games
 from bots import BUILTIN
 
 HELP = "a round-robin or gauntlet of bots, resumable, ranked by Elo"
@@ -47,33 +61,6 @@ Every game is committed to the SQLite database (--db) as it finishes. Interrupte
 same database with --resume plays exactly the games still missing. The configuration is stored in
 the database; --resume refuses a different one.
 """
-
-RATINGS_HELP = "print a tournament's standings again"
-RATINGS_DESCRIPTION = """\
-Print the standings of a tournament database: Elo with 95% intervals from a Bradley-Terry fit over
-all its games, games, wins, losses, score, LOS and failure counts. --format json has, per bot:
-name, elo, ci95 [low, high], games, wins, losses, crosstable {opponent: [wins, losses]}.
-"""
-
-# Options that are part of the stored configuration: None means "not given".
-_CONFIG_OPTIONS = (
-    "kind",
-    "games_per_pair",
-    "mirror",
-    "seed",
-    "rules",
-    "options",
-    "move_time",
-    "time_bank",
-    "grace",
-    "startup_time",
-    "quit_time",
-    "subprocess",
-    "memory_mb",
-    "cpu_seconds",
-    "bot",
-    "bots",
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,53 +134,39 @@ def _bots(args: argparse.Namespace) -> tuple[BotSpec, ...]:
         if not sep or not name.strip() or not command.strip():
             raise BotSpecError(f"bad --bot {text!r}: write NAME=COMMAND, e.g. mine='./mybot'")
         specs.append(resolve(command.strip(), name=name.strip()))
-    if not specs:
-        specs = [resolve(name) for name in BUILTIN]
     return tuple(specs)
 
 
-def config_from(args: argparse.Namespace, stored: Config | None = None) -> Config:
-    """The configuration the arguments ask for; unset options come from ``stored`` when
-    resuming, else from the defaults."""
-    base = stored or Config(bots=(BotSpec("a"), BotSpec("b")))
-    namespace = argparse.Namespace(**vars(args))
-    if namespace.rules is None and namespace.options is None and stored is not None:
-        rules = stored.rules
-    else:
-        namespace.rules = namespace.rules or "hoyle"
-        namespace.options = namespace.options or []
-        rules = rules_from(namespace)
-    clock = clock_from(
-        argparse.Namespace(
-            move_time=base.clock.move if args.move_time is None else args.move_time,
-            time_bank=base.clock.bank if args.time_bank is None else args.time_bank,
-            grace=base.clock.grace if args.grace is None else args.grace,
-            startup_time=base.clock.startup if args.startup_time is None else args.startup_time,
-            quit_time=base.clock.quit if args.quit_time is None else args.quit_time,
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    """The configuration options given on the command line, as :class:`Config` fields (the
+    clock as a mapping of the fields given): what a new tournament sets, and what a resumed one
+    may only repeat."""
+    given: dict[str, Any] = {}
+    bots = _bots(args)
+    if bots:
+        given["bots"] = bots
+    for name in ("kind", "games_per_pair", "mirror", "seed", "memory_mb", "cpu_seconds"):
+        if getattr(args, name) is not None:
+            given[name] = getattr(args, name)
+    if args.subprocess is not None:
+        given["in_process"] = not args.subprocess
+    if args.rules is not None or args.options is not None:
+        given["rules"] = rules_from(args.rules or "hoyle", args.options or [])
+    clock = {
+        field: value
+        for field, value in zip(
+            CLOCK_FIELDS,
+            (args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time),
+            strict=True,
         )
-    )
-    bots = stored.bots if stored is not None and not args.bot and not args.bots else _bots(args)
-    return Config(
-        bots=bots,
-        kind=args.kind or base.kind,
-        games_per_pair=base.games_per_pair if args.games_per_pair is None else args.games_per_pair,
-        mirror=base.mirror if args.mirror is None else args.mirror,
-        seed=(secrets.randbits(63) if stored is None else base.seed)
-        if args.seed is None
-        else args.seed,
-        rules=rules,
-        clock=clock,
-        in_process=base.in_process if args.subprocess is None else not args.subprocess,
-        memory_mb=base.memory_mb if args.memory_mb is None else args.memory_mb,
-        cpu_seconds=base.cpu_seconds if args.cpu_seconds is None else args.cpu_seconds,
-    )
+        if value is not None
+    }
+    if clock:
+        given["clock"] = clock
+    return given
 
 
-def _differences(stored: dict[str, Any], asked: dict[str, Any]) -> list[str]:
-    return sorted(k for k in stored.keys() | asked.keys() if stored.get(k) != asked.get(k))
-
-
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     cores = os.cpu_count() or 1
     if args.concurrency > cores and not args.oversubscribe:
         raise ValueError(
@@ -201,25 +174,29 @@ def run_command(args: argparse.Namespace) -> int:
             "bots would compete for the CPU and lose games on time; use at most "
             f"--concurrency {cores}, or add --oversubscribe to run that many anyway"
         )
-    logs = logs_from(args)
+    logs = logs_from(args.logs)
+    given = _given(args)
     if args.resume:
         if args.db is None:
             raise ValueError("--resume needs --db PATH: the database of the tournament to finish")
-        store = Store.open(args.db, lock=True)
+        db: Path = args.db
+        where = repr(str(db))
+        store = Store.open(db, lock=True)
         try:
-            config = _resumable(args, store)
+            config = resume_config(Config.from_stored(store.config(), where), where, **given)
+            check_bots(config, {name: row[2] for name, row in store.bots().items()}, where)
         except BaseException:
             store.close()
             raise
-        db: Path = args.db
     else:
-        config = config_from(args)
+        bots = given.pop("bots", None) or tuple(resolve(name) for name in BUILTIN)
+        config = new_config(bots, **given)
         db = args.db or Path(datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S.sqlite"))
         if db.exists():
             raise StoreError(
                 f"{str(db)!r} already exists: resume it with --resume, or choose another --db"
             )
-    _check_anchor(args.anchor, config)
+    check_anchor(args.anchor, config)
     sandbox = sandbox_from(args.sandbox, config.bots, config.in_process)
     secret = [db.resolve()] + [Path(f"{db.resolve()}{end}") for end in ("-wal", "-shm")]
     venue = Venue(
@@ -261,53 +238,12 @@ def run_command(args: argparse.Namespace) -> int:
         store.close()
 
 
-def _resumable(args: argparse.Namespace, store: Store) -> Config:
-    """The configuration of the tournament in ``store``, with the options given to --resume;
-    a change to what decides the games, or to a bot's program, is an error."""
-    stored = Config.from_stored(store.config(), repr(str(args.db)))
-    config = config_from(args, stored)
-    changed = _differences(stored.to_json(), config.to_json())
-    if changed:
-        raise StoreError(
-            f"--resume with a changed configuration ({', '.join(changed)}): the database "
-            f"{str(args.db)!r} holds another tournament; drop those options to resume it"
-        )
-    recorded = store.bots()
-    for spec in config.bots:
-        if spec.name not in recorded:
-            raise StoreError(
-                f"the database {str(args.db)!r} does not record bot {spec.name!r}: it was "
-                "changed by hand; start a new tournament with another --db"
-            )
-        if recorded[spec.name][2] != bot_digest(spec):
-            raise StoreError(
-                f"bot {spec.name!r} is not the program that started this tournament (its "
-                "program or a file its command names has changed): results would mix two "
-                "bots; start a new tournament instead"
-            )
-    return config
-
-
-def _check_anchor(anchor: str | None, config: Config) -> None:
-    if anchor is not None and anchor not in config.names():
-        raise ValueError(
-            f"--anchor {anchor!r} is not a bot of this tournament: choose one of "
-            f"{', '.join(config.names())}"
-        )
-
-
 def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) -> int:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    total = sum(len(task.games) for task in schedule(config))
+    tasks = schedule(config)
+    total = sum(len(task.games) for task in tasks)
     done_before = len(store.done())
     names = config.names()
     resume = f"gin-arena tournament --db {shlex.quote(str(args.db))} --resume"
@@ -315,8 +251,9 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
     if not quiet:
         pairs = len(config.pairs())
         print(
-            f"{config.kind} of {len(names)} bots ({', '.join(names)}): {pairs} pairs, "
-            f"{config.games_per_pair} games each{', mirrored' if config.mirror else ''}"
+            f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(names)}): "
+            f"{plural(pairs, 'pair')}, {plural(config.games_per_pair, 'game')} each"
+            + (", mirrored" if config.mirror else "")
             + (f", seed {config.seed}" if args.seed is not None else "")
             + f"; database {args.db}"
             + (f"; resuming at {done_before} of {total} games" if done_before else ""),
@@ -327,34 +264,31 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
         TextColumn("[bold]games"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[leader]}"),
+        TextColumn("{task.fields[status]}"),
         console=console,
         transient=True,
         disable=not console.is_terminal,
     )
     games: list[GameRow] = list(store.games(records=False))
-    started = datetime.datetime.now()
+    clock = Eta(tasks, games, args.concurrency)
+    plain = not console.is_terminal and not quiet
+    last_line = [time.monotonic()]
     with progress:
-        bar = progress.add_task("games", total=total, completed=done_before, rate="", leader="")
+        bar = progress.add_task("games", total=total, completed=done_before, status="")
 
         def on_game(row: GameRow) -> None:
             games.append(dataclasses.replace(row, record=""))  # the record is in the database
-            seconds = (datetime.datetime.now() - started).total_seconds()
-            played = len(games) - done_before
+            clock.finished(row)
             leader = max(names, key=lambda n: _score(games, n))
-            progress.update(
-                bar,
-                advance=1,
-                rate=f"{played / seconds:.1f}/s" if seconds > 0 else "",
-                leader=f"leader: {leader}",
-            )
+            status = f"{clock.rate()} eta {clock.remaining()}  leader: {leader}"
+            progress.update(bar, advance=1, status=status)
+            now = time.monotonic()
+            if plain and now - last_line[0] >= PROGRESS_SECONDS:
+                last_line[0] = now
+                print(f"games {len(games)}/{total}  {status}", file=sys.stderr, flush=True)
 
         try:
-            run(
+            play_games(
                 config,
                 store,
                 args.concurrency,
@@ -378,6 +312,57 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
     return 0
 
 
+PROGRESS_SECONDS = 10.0
+"""How often a tournament whose stderr is not a terminal prints a progress line."""
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+class Eta:
+    """The time left, weighted by the pairs still to play: a pair's games take as long as its
+    games so far (the mean of all games for a pair not yet seen), spread over the workers. A
+    strong bot's pair is slow and a random bot's quick, and the schedule plays pairs in order,
+    so a plain games-per-second rate would be far off."""
+
+    def __init__(self, tasks: Sequence[Task], done: Sequence[GameRow], workers: int) -> None:
+        self._pair_of = {g.number: (task.a, task.b) for task in tasks for g in task.games}
+        finished = {row.id for row in done}
+        self._left: dict[tuple[int, int], int] = {}
+        for number, pair in self._pair_of.items():
+            if number not in finished:
+                self._left[pair] = self._left.get(pair, 0) + 1
+        self._seconds: dict[tuple[int, int], list[float]] = {}
+        self._workers = max(1, workers)
+        self._started = time.monotonic()
+        self._played = 0
+
+    def finished(self, row: GameRow) -> None:
+        pair = self._pair_of.get(row.id)
+        if pair is None:
+            return
+        self._played += 1
+        self._left[pair] = max(0, self._left.get(pair, 0) - 1)
+        self._seconds.setdefault(pair, []).append(row.seconds)
+
+    def rate(self) -> str:
+        elapsed = time.monotonic() - self._started
+        return f"{self._played / elapsed:.1f}/s" if elapsed > 0 else ""
+
+    def remaining(self) -> str:
+        known = [s for times in self._seconds.values() for s in times]
+        if not known:
+            return "?"
+        overall = sum(known) / len(known)
+        work = 0.0
+        for pair, left in self._left.items():
+            times = self._seconds.get(pair)
+            work += left * (sum(times) / len(times) if times else overall)
+        seconds = round(work / self._workers)
+        return f"{seconds // 60}:{seconds % 60:02d}"
+
+
 def _score(games: list[GameRow], name: str) -> float:
     played = [g for g in games if name in (g.seat0, g.seat1)]
     if not played:
@@ -385,24 +370,3 @@ def _score(games: list[GameRow], name: str) -> float:
     return sum(1.0 if g.winner == name else 0.5 if g.winner is None else 0.0 for g in played) / len(
         played
     )
-
-
-def add_ratings_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", type=Path, required=True, help="the tournament database")
-    parser.add_argument("--anchor", help="rate this bot 0 (default: the mean is 0)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
-
-
-def run_ratings(args: argparse.Namespace) -> int:
-    store = Store.open(args.db, readonly=True)
-    try:
-        config = Config.from_stored(store.config(), repr(str(args.db)))
-        games = list(store.games(records=False))
-    finally:
-        store.close()
-    _check_anchor(args.anchor, config)
-    sys.stdout.write(render(standings(config.names(), games, args.anchor), args.format))
-    if args.format == "table":
-        for line in forfeits(games):
-            print(line)
-    return 0

@@ -82,11 +82,17 @@ def stop(process: subprocess.Popen[str]) -> None:
             stream.close()
 
 
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+def wait_for(
+    condition: Callable[[], bool],
+    what: str,
+    timeout: float = 60.0,
+    detail: Callable[[], object] | None = None,
+) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+            extra = f": {detail()}" if detail is not None else ""
+            pytest.fail(f"timed out after {timeout} s waiting for {what}{extra}")
         time.sleep(0.02)
 
 
@@ -423,23 +429,31 @@ def test_kill_9_keeps_committed_games_leaves_no_process_and_resumes(tmp_path: Pa
     db = tmp_path / "k.sqlite"
     args = ("--bots", "bots.toml", "--bot", "g=greedy", "--games-per-pair", "12")
     process = start(tmp_path, "tournament", *args, "--concurrency", "2", "--db", "k.sqlite")
-    tree: set[int] = set()
+    tree: dict[int, str] = {}
+
+    def survivors() -> dict[int, str]:
+        """The run's processes still alive: by pid and the same command line (pids are reused
+        quickly on a busy machine), or by the marker in a bot's command line."""
+        same = {p: c for p, c in running(set(tree)).items() if tree.get(p) == c}
+        return same | running(marker=marker)
+
     try:
         wait_for(
             lambda: len(game_ids(db)) >= 1 and bool(running(marker=marker)),
             "a committed game and a live bot process",
         )
-        tree = set(descendants(process.pid))  # workers, their bots, multiprocessing's helper
+        tree = descendants(process.pid)  # workers, their bots, multiprocessing's helper
         process.kill()  # SIGKILL, the referee alone: no handler, no clean-up of its own
         # Not communicate(): a surviving worker would hold its output pipes open.
         assert process.wait(timeout=30) == -signal.SIGKILL
         wait_for(
-            lambda: not running(tree) and not running(marker=marker),
+            lambda: not survivors(),
             "the workers and bots to die with the referee",
             timeout=20,
+            detail=survivors,
         )
     finally:
-        for pid in running(tree, marker):  # what this test started and outlived the referee
+        for pid in survivors():  # what this test started and outlived the referee
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         stop(process)

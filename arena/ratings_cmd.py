@@ -1,0 +1,42 @@
+"""``gin-arena ratings``: the standings of a tournament database, again, while it runs or after."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from arena.standings import FORMATS, forfeits, render, standings
+from arena.store import Store
+from arena.tournament import Config, check_anchor
+
+NAME = "ratings"
+HELP = "print a tournament's standings again"
+DESCRIPTION = """\
+Print the standings of a tournament database: Elo with 95% intervals from a Bradley-Terry fit over
+all its games, games, wins, losses, score, LOS and failure counts. --format json has, per bot:
+name, elo, ci95 [low, high], games, wins, losses, crosstable {opponent: [wins, losses]}.
+
+The database is opened read-only: this works while a tournament is playing into it.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", type=Path, required=True, help="the tournament database")
+    parser.add_argument("--anchor", help="rate this bot 0 (default: the mean is 0)")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+
+
+def run(args: argparse.Namespace) -> int:
+    store = Store.open(args.db, readonly=True)
+    try:
+        config = Config.from_stored(store.config(), repr(str(args.db)))
+        games = list(store.games(records=False))
+    finally:
+        store.close()
+    check_anchor(args.anchor, config)
+    sys.stdout.write(render(standings(config.names(), games, args.anchor), args.format))
+    if args.format == "table":
+        for line in forfeits(games):
+            print(line)
+    return 0
