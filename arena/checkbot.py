@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import wire
 from arena.botspec import BotSpec, Launch, load_bots_file, resolve
 from arena.connection import BotError, Connection, InProcessConnection
 from arena.match import log_tail
@@ -28,8 +29,10 @@ from arena.process import ProcessConnection
 from arena.referee import Clock, GameOutcome, Referee
 from bots.greedy import GreedyBot
 from engine.cards import parse_card, parse_cards
+from engine.hand import Action
 from engine.rules import HOYLE, Rules
 from protocol import messages as m
+from protocol.codec import ProtocolError
 
 HELP = "check a bot against the protocol and the rules, situation by situation"
 DESCRIPTION = """\
@@ -41,6 +44,7 @@ that the bot exits when told to quit. Prints one line per check; exits 1 if any 
 examples:
   gin-arena check-bot "python3 mybot.py"
   gin-arena check-bot "node bots/examples/javascript/ginbot.js" --move-time 0.5
+  gin-arena check-bot "python3 mybot.py" --log-wire -     # and show every line on the wire
 """
 
 
@@ -53,6 +57,9 @@ class Check:
 
 @dataclass
 class _Seen:
+    """What the bot was asked and told, read off the wire (:func:`arena.wire.tap`), and how long
+    its moves took by the referee's clock (as the recorder of its games: the bot is seat 0)."""
+
     phases: set[str] = field(default_factory=set)
     knock_offered: bool = False
     events: set[str] = field(default_factory=set)
@@ -62,38 +69,44 @@ class _Seen:
     slowest: float = 0.0
     total: float = 0.0
 
+    def read(self, lines: Sequence[wire.WireLine]) -> None:
+        """Note the messages the bot was sent."""
+        for line in lines:
+            if line.direction != wire.TO_BOT:
+                continue
+            try:
+                message = line.message()
+            except ProtocolError:  # the probe of an unknown message type
+                continue
+            self.events.add(message.type)
+            if isinstance(message, m.Request):
+                self.phases.add(message.phase)
+                if any(isinstance(a, m.KnockAction) for a in message.legal):
+                    self.knock_offered = True
+            elif isinstance(message, m.ShowDown):
+                self.lay_offs += len(message.lay_offs)
+            elif isinstance(message, m.HandEnd) and message.end == "drawn":
+                self.drawn_hands += 1
 
-class _Watch(Connection):
-    """The bot's connection, noting what it was asked and how fast it answered."""
+    # -- arena.referee.Recorder ----------------------------------------------------------------
 
-    def __init__(self, inner: Connection, seen: _Seen) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.seen = seen
+    def game_start(self, tags: dict[str, object]) -> None:
+        pass
 
-    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
-        return self.inner.start(hello, timeout)
+    def hand_start(self, number: int, dealer: int, deck: Sequence[int]) -> None:
+        pass
 
-    def send(self, message: m.Message) -> None:
-        self.seen.events.add(message.type)
-        if isinstance(message, m.ShowDown):
-            self.seen.lay_offs += len(message.lay_offs)
-        if isinstance(message, m.HandEnd) and message.end == "drawn":
-            self.seen.drawn_hands += 1
-        self.inner.send(message)
+    def action(self, player: int, action: Action, seconds: float) -> None:
+        if player == 0:
+            self.replies += 1
+            self.slowest = max(self.slowest, seconds)
+            self.total += seconds
 
-    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
-        self.seen.phases.add(request.phase)
-        if any(isinstance(a, m.KnockAction) for a in request.legal):
-            self.seen.knock_offered = True
-        reply, elapsed = self.inner.ask(request, timeout)
-        self.seen.replies += 1
-        self.seen.slowest = max(self.seen.slowest, elapsed)
-        self.seen.total += elapsed
-        return reply, elapsed
+    def hand_end(self, result: m.HandEnd, show_down: m.ShowDown | None) -> None:
+        pass
 
-    def close(self) -> None:
-        self.inner.close()
+    def game_end(self, outcome: GameOutcome) -> None:
+        pass
 
 
 def deck(dealer: int, bot: str, opponent: str, upcard: str, stock: str = "") -> list[int]:
@@ -219,17 +232,16 @@ def check_bot(
             + (f" by {ready.author}" if ready.author else ""),
         )
     )
-    bot: Connection = _Watch(inner, seen)
-    opponent = InProcessConnection("greedy", GreedyBot)
+    # Named apart from the bot, whose lines are taken off the wire by its name.
+    opponent = InProcessConnection("greedy" if inner.name != "greedy" else "opponent", GreedyBot)
     opponent.start(referee.hello(1, ready.name), clock.startup)
 
     def restart() -> None:
-        nonlocal bot, inner
-        bot.close()
+        nonlocal inner
+        inner.close()
         inner = _connect(spec, workdir, in_process)
         with contextlib.suppress(BotError):  # a bot that cannot restart fails the next checks
             inner.start(referee.hello(0, "greedy"), clock.startup)
-        bot = _Watch(inner, seen)
 
     def play(
         rules: Rules,
@@ -238,9 +250,12 @@ def check_bot(
         decks: Sequence[Sequence[int]] = (),
         first_dealer: int | None = None,
     ) -> GameOutcome:
-        return Referee(rules, clock).play_game(
-            [bot, opponent], seed, number=number, decks=decks, first_dealer=first_dealer
-        )
+        with wire.tap(inner.name) as lines:
+            outcome = Referee(rules, clock, recorder=seen).play_game(
+                [inner, opponent], seed, number=number, decks=decks, first_dealer=first_dealer
+            )
+        seen.read(lines)
+        return outcome
 
     # Unknown message types must be ignored.
     if isinstance(inner, ProcessConnection):
@@ -306,7 +321,7 @@ def check_bot(
         )
     )
     opponent.close()
-    bot.close()
+    inner.close()
     if isinstance(inner, ProcessConnection):
         quit_ok = bool(inner.quit_by_itself)
         checks.append(
@@ -343,12 +358,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--in-process", action="store_true", help="run a built-in bot in-process")
     add_process_arguments(parser)
+    wire.add_wire_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     known = load_bots_file(args.bots) if args.bots else {}
     spec = resolve(args.bot, known)
+    wire.enable(args.log_wire)
     clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
     logs = logs_from(args.logs)
     launch = Launch(

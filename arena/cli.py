@@ -21,10 +21,11 @@ from types import ModuleType
 
 from arena import (
     checkbot,
+    judge_cmd,
     match_cmd,
     protocol_cmd,
     ratings_cmd,
-    records_cmd,
+    replay_cmd,
     solve,
     tournament_cmd,
 )
@@ -58,20 +59,8 @@ COMMANDS: tuple[Command, ...] = (
     Command.of("tournament", tournament_cmd),
     Command.of("ratings", ratings_cmd),
     Command.of("match", match_cmd),
-    Command(
-        "replay",
-        records_cmd.REPLAY_HELP,
-        records_cmd.add_replay_arguments,
-        records_cmd.run_replay,
-        records_cmd.REPLAY_DESCRIPTION,
-    ),
-    Command(
-        "judge",
-        records_cmd.JUDGE_HELP,
-        records_cmd.add_judge_arguments,
-        records_cmd.run_judge,
-        records_cmd.JUDGE_DESCRIPTION,
-    ),
+    Command.of("replay", replay_cmd),
+    Command.of("judge", judge_cmd),
     Command.of("check-bot", checkbot),
     Command.of("solve", solve),
     Command.of("protocol", protocol_cmd),

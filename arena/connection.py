@@ -2,7 +2,8 @@
 
 A :class:`Connection` carries protocol messages to one bot and its replies back, with every wait
 bounded. :class:`InProcessConnection` runs a built-in Python bot in this process through the same
-codec and the same referee code path as a subprocess bot (:mod:`arena.process`).
+codec and the same referee code path as a subprocess bot (:mod:`arena.process`). Both log every
+line they carry on the wire (:mod:`arena.wire`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar
 
+from arena import wire
 from bots.sdk import Bot
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
@@ -159,11 +161,20 @@ class InProcessConnection(Connection):
 
     def _deliver(self, message: m.Message) -> bytes | None:
         assert self._bot is not None
+        line = encode(message)
+        tapped = wire.enabled()  # once: this is the hot path of in-process matches
+        if tapped:
+            wire.sent(self.name, line)
         try:
-            reply = self._bot.handle(decode(encode(message)))
+            reply = self._bot.handle(decode(line))
         except Exception as error:  # a built-in bot that raises has crashed
             raise BotCrashed(f"raised {type(error).__name__}: {error}", self.name) from error
-        return None if reply is None else encode(reply)
+        if reply is None:
+            return None
+        answer = encode(reply)
+        if tapped:
+            wire.received(self.name, answer)
+        return answer
 
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
         try:

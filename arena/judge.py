@@ -1,6 +1,7 @@
 """Re-judge a record from the record alone: every deal against its seed, every action against
 the rules, every hand's score and the game's result recomputed. The first disagreement is
-reported with its line number."""
+reported with its line number. The record is played back by :mod:`arena.playback`; this module
+compares what it says with what the engine computes."""
 
 from __future__ import annotations
 
@@ -8,12 +9,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.playback import Deal, End, HandOver, Move, PlaybackError, Start, play_back
 from arena.record import RecordedGame, RecordError, read_games
 from arena.referee import REFEREE, GameOutcome
 from engine.cards import CARD_NAMES
-from engine.game import Game
-from engine.hand import Action, ActionError, IllegalAction
-from engine.rules import Rules, RulesError
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +51,8 @@ def judge(path: Path) -> Verdict:
     for number, game in enumerate(games, 1):
         last = number == len(games)
         try:
-            for kind in _judge_game(game, last):
-                if kind == "hand":
+            for step in _judge_game(game, last):
+                if isinstance(step, Deal):
                     hands += 1
                 else:
                     actions += 1
@@ -69,83 +68,87 @@ def _expect(line: int, what: str, recorded: object, computed: object) -> None:
         raise _Stop(line, f"{what}: the record says {recorded!r}, the rules give {computed!r}")
 
 
-def _judge_game(rec: RecordedGame, last: bool = False) -> Iterator[str]:
-    """Check one game, yielding ``hand`` and ``action`` as they pass. The ``last`` game of a
+def _judge_game(rec: RecordedGame, last: bool = False) -> Iterator[Deal | Move]:
+    """Check one game, yielding each hand and action once checked. The ``last`` game of a
     record may stop anywhere (an interrupted match): what it holds is checked, no more."""
-    tags = rec.tags
     try:
-        rules = Rules.from_dict(tags.rules)
-    except RulesError as error:
-        raise _Stop(rec.line, f"bad rules: {error}") from None
-    try:
-        game = Game(rules, tags.seed)
-    except ValueError as error:
-        raise _Stop(rec.line, str(error)) from None
-    _expect(rec.line, "first dealer", tags.first_dealer, game.dealer)
-    if tags.single_hand and len(rec.hands) > 1:
+        for step in play_back(rec):
+            match step:
+                case Start():
+                    _check_start(rec, step)
+                case Deal():
+                    _check_deal(rec, step)
+                    yield step
+                case Move():
+                    yield step
+                case HandOver():
+                    _check_hand_over(rec, step, last)
+                case End():
+                    _check_end(rec, step, last)
+    except PlaybackError as error:
+        raise _Stop(error.line, error.message) from None
+
+
+def _check_start(rec: RecordedGame, step: Start) -> None:
+    _expect(rec.line, "first dealer", rec.tags.first_dealer, step.game.dealer)
+    if rec.tags.single_hand and len(rec.hands) > 1:
         raise _Stop(rec.hands[1][0], "a second hand in a single-hand game")
-    for index, (line, hand_rec) in enumerate(rec.hands):
-        if index:
-            if game.is_over:
-                raise _Stop(line, "a hand after the game was won")
-            game.next_hand()
-        hand = game.hand
-        _expect(line, f"hand {game.hand_number} number", hand_rec.header.hand, game.hand_number)
-        _expect(line, f"hand {game.hand_number} dealer", hand_rec.header.dealer, hand.dealer)
-        _expect(
-            line,
-            f"hand {game.hand_number} deck (from seed {tags.seed})",
-            hand_rec.header.deck,
-            [CARD_NAMES[c] for c in hand.deck],
-        )
-        yield "hand"
-        for action_line, act in hand_rec.actions:
-            if hand.is_over:
-                raise _Stop(action_line, f"action {act.action!r} after the hand ended")
-            _expect(action_line, "player to move", act.player, hand.to_move)
-            try:
-                action = Action.parse(act.action)
-                game.apply(action)
-            except ActionError as error:
-                raise _Stop(action_line, str(error)) from None
-            except IllegalAction as error:
-                raise _Stop(action_line, f"illegal action {act.action!r}: {error}") from None
-            yield "action"
-        if hand_rec.end is None:
-            if last and rec.end is None and index == len(rec.hands) - 1:
-                continue  # the record stops in this hand
-            if (
-                rec.end is not None
-                and (rec.end[1].failure is not None or rec.end[1].reason == REFEREE)
-                and index == len(rec.hands) - 1
-            ):
-                continue  # the game was forfeited, or abandoned by the referee, in this hand
-            raise _Stop(line, f"hand {game.hand_number} has no hand_end line")
-        end_line, hand_end = hand_rec.end
-        result = hand.result
-        if result is None:
-            raise _Stop(end_line, f"the record ends hand {game.hand_number}, but it is not over")
-        _expect(end_line, "end", hand_end.end, result.end.value)
-        _expect(end_line, "winner", hand_end.winner, result.winner)
-        _expect(end_line, "points", hand_end.points, result.points)
-        _expect(end_line, "doubled", hand_end.doubled, result.doubled)
-        _expect(end_line, "scores", hand_end.scores, game.scores)
-        if result.show_down is not None:
-            sd = result.show_down
-            _expect(end_line, "knocker deadwood", hand_end.knocker_deadwood, sd.knocker_deadwood)
-            _expect(end_line, "defender deadwood", hand_end.defender_deadwood, sd.defender_deadwood)
-    if rec.end is None:
+
+
+def _check_deal(rec: RecordedGame, step: Deal) -> None:
+    line, header, hand, number = step.line, step.record.header, step.hand, step.game.hand_number
+    _expect(line, f"hand {number} number", header.hand, number)
+    _expect(line, f"hand {number} dealer", header.dealer, hand.dealer)
+    _expect(
+        line,
+        f"hand {number} deck (from seed {rec.tags.seed})",
+        header.deck,
+        [CARD_NAMES[c] for c in hand.deck],
+    )
+
+
+def _check_hand_over(rec: RecordedGame, step: HandOver, last: bool) -> None:
+    game, number = step.game, step.game.hand_number
+    final = step.index == len(rec.hands) - 1
+    if step.record.end is None:
+        if last and rec.end is None and final:
+            return  # the record stops in this hand
+        if (
+            rec.end is not None
+            and (rec.end[1].failure is not None or rec.end[1].reason == REFEREE)
+            and final
+        ):
+            return  # the game was forfeited, or abandoned by the referee, in this hand
+        raise _Stop(step.line, f"hand {number} has no hand_end line")
+    end_line, hand_end = step.record.end
+    result = step.result
+    if result is None:
+        raise _Stop(end_line, f"the record ends hand {number}, but it is not over")
+    _expect(end_line, "end", hand_end.end, result.end.value)
+    _expect(end_line, "winner", hand_end.winner, result.winner)
+    _expect(end_line, "points", hand_end.points, result.points)
+    _expect(end_line, "doubled", hand_end.doubled, result.doubled)
+    _expect(end_line, "scores", hand_end.scores, game.scores)
+    if result.show_down is not None:
+        sd = result.show_down
+        _expect(end_line, "knocker deadwood", hand_end.knocker_deadwood, sd.knocker_deadwood)
+        _expect(end_line, "defender deadwood", hand_end.defender_deadwood, sd.defender_deadwood)
+
+
+def _check_end(rec: RecordedGame, step: End, last: bool) -> None:
+    game, single_hand = step.game, rec.tags.single_hand
+    if step.record is None:
         if last:
             return
         raise _Stop(rec.line, "the game has no game_end line")
-    end_line, end = rec.end
+    end_line, end = step.record
     if end.reason == REFEREE:
         # The referee abandoned the game: what was played up to there is checked above; the
         # game is drawn at the scores it had.
         _expect(end_line, "winner of an abandoned game", end.winner, None)
         _expect(end_line, "scores when the referee failed", end.scores, game.scores)
         _expect(end_line, "hands before the referee failed", end.hands, len(game.results))
-    elif end.failure is None and tags.single_hand:
+    elif end.failure is None and single_hand:
         first = game.results[0] if game.results else None
         if first is None:
             raise _Stop(end_line, "the single hand did not end")
@@ -159,7 +162,7 @@ def _judge_game(rec: RecordedGame, last: bool = False) -> Iterator[str]:
         _expect(end_line, "final scores", end.scores, list(game.result.scores))
         _expect(end_line, "hands played", end.hands, game.result.hands_played)
     else:
-        if game.result is not None or (tags.single_hand and game.results):
+        if game.result is not None or (single_hand and game.results):
             raise _Stop(end_line, "a forfeit recorded after the game was already over")
         _expect(end_line, "winner of a forfeit", end.winner, 1 - end.failure.seat)
         _expect(end_line, "scores at the forfeit", end.scores, game.scores)

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
+from arena import wire
 from arena.botspec import BotSpec, load_bots_file, resolve
 from arena.match import GameReport, Match, MatchError, MatchResult
 from arena.options import (
@@ -78,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--subprocess", action="store_true", help="run built-in bots as subprocesses too"
     )
     add_process_arguments(parser)
+    wire.add_wire_argument(parser)
 
 
 def bot_specs(args: argparse.Namespace) -> tuple[BotSpec, BotSpec]:
@@ -86,6 +88,7 @@ def bot_specs(args: argparse.Namespace) -> tuple[BotSpec, BotSpec]:
 
 
 def run(args: argparse.Namespace) -> int:
+    wire.enable(args.log_wire)
     rules = rules_from(args.rules, args.options)
     clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
     count = args.hands if args.hands is not None else (args.games if args.games is not None else 2)

@@ -4,9 +4,13 @@ group killed at the end, with every descendant that left the group (:mod:`arena.
 :class:`~arena.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the other
 bots and the network.
 
-Three layers of time limits: the referee's per-move deadline (``ask``'s timeout), then a
-watchdog that kills the process group if any single operation (a write the bot never reads, a
-handshake) overruns its deadline by :data:`BACKSTOP_SECONDS`, whatever the main thread is doing.
+Three layers of time limits: the referee's per-move deadline (``ask``'s timeout); a watchdog
+that kills the process group if any single operation (a write the bot never reads, a handshake)
+overruns its deadline by :data:`BACKSTOP_SECONDS`, whatever the main thread is doing; and, when
+``cpu_seconds`` is set, the kernel's CPU-time limit (``RLIMIT_CPU``) on the bot process.
+
+Every line written to the bot or read from it is logged on the wire (:mod:`arena.wire`); a line
+read is logged by the thread that reads it, when it arrives.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final
 
-from arena import reaper
+from arena import reaper, wire
 from arena.connection import (
     BotCrashed,
     BotStartupError,
@@ -287,13 +291,19 @@ class ProcessConnection(Connection):
                     pending.clear()
                     skipping = True
                 if lines:
+                    if wire.enabled():
+                        for line in lines:
+                            wire.received(self.name, line)
                     with self._batch:
                         for line in lines:
                             self._lines.put(line)
         except (OSError, ValueError):
             pass
         if pending and not skipping:
-            self._lines.put(bytes(pending))  # a last line without its line end
+            last = bytes(pending)  # a last line without its line end
+            if wire.enabled():
+                wire.received(self.name, last)
+            self._lines.put(last)
         self._lines.put(_EOF)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
@@ -356,9 +366,12 @@ class ProcessConnection(Connection):
         proc = self._proc
         if proc is None or proc.stdin is None:
             raise BotCrashed("is not running", self.name)
+        line = encode(message)
+        if wire.enabled():
+            wire.sent(self.name, line)
         self._arm(timeout)
         try:
-            proc.stdin.write(encode(message))
+            proc.stdin.write(line)
         except (BrokenPipeError, OSError, ValueError):
             if self._killed_by_watchdog:
                 raise BotTimeout("stopped reading its input", self.name) from None
@@ -396,9 +409,12 @@ class ProcessConnection(Connection):
         proc = self._proc
         if proc is None or proc.stdin is None:
             raise BotCrashed("is not running", self.name)
+        line = line.rstrip(b"\n") + b"\n"
+        if wire.enabled():
+            wire.sent(self.name, line)
         self._arm(BACKSTOP_SECONDS)
         try:
-            proc.stdin.write(line.rstrip(b"\n") + b"\n")
+            proc.stdin.write(line)
         except (OSError, ValueError):
             raise BotCrashed(self._exit_note(), self.name) from None
         finally:
@@ -470,8 +486,11 @@ class ProcessConnection(Connection):
         if proc is None or self._closed:
             return
         if proc.poll() is None and proc.stdin is not None:
+            quit_line = encode(m.Quit(type="quit"))
+            if wire.enabled():
+                wire.sent(self.name, quit_line)
             with contextlib.suppress(OSError, ValueError):
-                proc.stdin.write(encode(m.Quit(type="quit")))
+                proc.stdin.write(quit_line)
                 proc.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(self.quit_wait)

@@ -75,7 +75,7 @@ class ActionLine(_Line):
 class HandEndLine(_Line):
     type: Literal["hand_end"]
     hand: int
-    end: Literal["knock", "undercut", "gin", "big_gin", "drawn", "turn_limit"]
+    end: m.End
     winner: int | None = Field(default=None, ge=0, le=1, description="None: nobody scored.")
     points: int
     doubled: bool = False

@@ -10,6 +10,10 @@ No single game can stop a match: whatever goes wrong while a game is played, a b
 included, ends that game with a reason (a bot's failure forfeits it; anything else is ``referee``,
 a drawn game with the error in the record and the log) and the next game is played. Only a record
 that cannot be written stops the match (:class:`RecordWriteError`).
+
+What a seat is told about the cards is decided in :mod:`protocol.views`, from that seat's own
+observation; the referee adds only a request's legal actions, which depend on the mover's own
+cards and the phase.
 """
 
 from __future__ import annotations
@@ -30,13 +34,12 @@ from engine.hand import Action as EngineAction
 from engine.hand import ActionKind, IllegalAction
 from engine.rules import Rules
 from protocol import messages as m
+from protocol.convert import engine_action, legal_models
 from protocol.views import (
-    action_model,
-    card_list,
-    engine_action,
     hand_end_model,
-    legal_models,
+    hand_start_model,
     observation_model,
+    played_model,
     show_down_model,
 )
 
@@ -155,7 +158,7 @@ class _Seat:
 @dataclass
 class Referee:
     """Plays games between ``connections[0]`` (seat 0) and ``connections[1]`` (seat 1), which must
-    already be started (see :func:`handshake`)."""
+    already be started (:meth:`Connection.start`, with :meth:`hello`)."""
 
     rules: Rules
     clock: Clock = field(default_factory=Clock)
@@ -348,30 +351,18 @@ class Referee:
             self._record(self.recorder.hand_start, game.hand_number, hand.dealer, hand.deck)
         scores = list(game.scores)
         for seat in (0, 1):
-            _send(
-                seats,
-                seat,
-                m.HandStart(
-                    type="hand_start",
-                    hand_number=game.hand_number,
-                    dealer=hand.dealer,
-                    hand=card_list(hand.hands[seat]),
-                    upcard=card_list(1 << hand.first_upcard)[0],
-                    stock_size=len(hand.stock),
-                    knock_limit=hand.knock_limit,
-                    scores=scores,
-                ),
-            )
+            _send(seats, seat, hand_start_model(hand.observation(seat), game.hand_number, scores))
         while hand.result is None:
             p = hand.to_move
             s = seats[p]
+            seen = hand.observation(p)
             request = m.Request(
                 type="request",
                 id=self._next_id(),
-                phase=hand.phase.value,  # type: ignore[arg-type]
+                phase=hand.decision_phase,
                 legal=legal_models(hand.legal_actions()),
                 observation=observation_model(
-                    hand.observation(p), game.hand_number, scores, self.rules.game_target
+                    seen, game.hand_number, scores, self.rules.game_target
                 ),
                 clock=m.Clock(move_ms=round(self.clock.move * 1000), bank_ms=round(s.bank * 1000)),
             )
@@ -384,8 +375,6 @@ class Referee:
             s.used += elapsed
             s.bank -= max(0.0, elapsed - self.clock.move - self.clock.grace)
             action = engine_action(reply.action)
-            before = hand.hands[p]
-            pile_top = hand.pile[-1] if hand.pile else -1
             try:
                 game.apply(action)
             except IllegalAction as error:
@@ -396,24 +385,13 @@ class Referee:
                 raise failure from None
             if self.recorder:
                 self._record(self.recorder.action, p, action, elapsed)
-            drawn = None
+            drawn = None  # the card drawn: the mover's own hand now, less what it saw before
             if action.kind is ActionKind.DRAW_STOCK:
-                drawn = (hand.hands[p] & ~before).bit_length() - 1
+                drawn = (hand.hands[p] & ~seen.hand).bit_length() - 1
             elif action.kind is ActionKind.DRAW_DISCARD:
-                drawn = pile_top
-            public = action_model(action)
+                drawn = seen.discard_pile[-1]
             for seat in (0, 1):
-                visible = drawn if action.kind is ActionKind.DRAW_DISCARD or seat == p else None
-                _send(
-                    seats,
-                    seat,
-                    m.Played(
-                        type="played",
-                        player=p,
-                        action=public,
-                        card=None if visible is None else card_list(1 << visible)[0],
-                    ),
-                )
+                _send(seats, seat, played_model(action, p, seat, drawn))
         result = hand.result
         show = None if result.show_down is None else show_down_model(result.show_down)
         end = hand_end_model(result, game.scores)
@@ -439,11 +417,6 @@ def _send(seats: list[_Seat], seat: int, message: m.Message) -> None:
     except BotError as error:
         error.seat = seat
         raise
-
-
-def handshake(connection: Connection, hello: m.Hello, timeout: float) -> m.Ready:
-    """Start a bot and check its answer to hello."""
-    return connection.start(hello, timeout)
 
 
 __all__ = [

@@ -14,8 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from engine.cards import CARD_NAMES, CardError, cards_of, format_cards, parse_card, parse_cards
-from engine.melds import Arrangement, best_discards, knock_arrangement
+from engine.cards import (
+    CARD_NAMES,
+    CardError,
+    card_names,
+    cards_of,
+    format_cards,
+    parse_card,
+    parse_cards,
+)
+from engine.melds import MAX_CARDS, Arrangement, best_discards, knock_arrangement
 from engine.rules import HOYLE, Rules, RulesError
 
 HELP = "a hand's melds and deadwood; for 11 cards the best discards and knock, gin, big gin"
@@ -36,8 +44,6 @@ cards; each output line is one JSON object with the input's "line" number, or {"
 "error": "..."} for a line that could not be solved. Exit status: 0 all lines solved, 1 some line
 had an error, 2 bad arguments.
 """
-
-MAX_CARDS = 11
 
 
 class SolveError(ValueError):
@@ -118,23 +124,19 @@ def solve(hand: int, rules: Rules = HOYLE, taken: int | None = None) -> Solution
 # Output.
 
 
-def card_list(mask: int) -> list[str]:
-    return [CARD_NAMES[card] for card in cards_of(mask)]
-
-
 def to_json(solution: Solution) -> dict[str, Any]:
     """The solution as a JSON object: ``deadwood``, ``melds``, ``deadwood_cards`` and, for eleven
     cards, ``discards``, ``discard``, ``taken``, ``can_knock``, ``gin``, ``big_gin``,
     ``knock_limit`` and ``without_discard`` (the eleven cards arranged)."""
     out: dict[str, Any] = {
-        "hand": card_list(solution.hand),
+        "hand": card_names(solution.hand),
         "size": solution.hand.bit_count(),
         **_arrangement_json(solution.arrangement),
     }
     eleven = solution.eleven
     if eleven is not None:
         out.update(
-            discards=card_list(eleven.discards),
+            discards=card_names(eleven.discards),
             discard=CARD_NAMES[eleven.discard],
             taken=None if eleven.taken is None else CARD_NAMES[eleven.taken],
             can_knock=eleven.can_knock,
@@ -149,8 +151,8 @@ def to_json(solution: Solution) -> dict[str, Any]:
 def _arrangement_json(arrangement: Arrangement) -> dict[str, Any]:
     return {
         "deadwood": arrangement.deadwood,
-        "melds": [card_list(meld) for meld in arrangement.melds],
-        "deadwood_cards": card_list(arrangement.deadwood_cards),
+        "melds": [card_names(meld) for meld in arrangement.melds],
+        "deadwood_cards": card_names(arrangement.deadwood_cards),
     }
 
 

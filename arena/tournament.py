@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import wire
 from arena.botspec import BotSpec, Launch
 from arena.match import GameReport, Match, MatchError, MatchResult, Planned
 from arena.process import die_with_parent
@@ -555,6 +556,7 @@ def _unplayed(
 def _worker_start(parent: int) -> None:
     """A worker dies with the tournament and leaves Ctrl-C to it."""
     die_with_parent(parent)
+    wire.enable()  # GIN_ARENA_LOG_WIRE, set by the tournament's --log-wire
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 

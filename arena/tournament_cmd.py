@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arena import wire
 from arena.botspec import BotSpec, BotSpecError, load_bots_file, resolve
 from arena.match import MatchError
 from arena.options import (
@@ -123,6 +124,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run built-in bots as subprocesses too",
     )
     add_process_arguments(parser)
+    wire.add_wire_argument(parser)
 
 
 def _bots(args: argparse.Namespace) -> tuple[BotSpec, ...]:
@@ -167,6 +169,7 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    wire.enable(args.log_wire)
     cores = os.cpu_count() or 1
     if args.concurrency > cores and not args.oversubscribe:
         raise ValueError(

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Literal
 
 from bots.sdk import Bot, View
-from engine.cards import VALUES
+from engine.cards import VALUES, cards_of
 from engine.hand import BIG_GIN, DISCARDS, KNOCKS, Action, ActionKind
 from engine.melds import best_discards, deadwood
+from protocol.messages import DrawSource
 
 
 def improves(hand: int, card: int, forbid_taken: bool) -> bool:
@@ -20,7 +20,7 @@ def improves(hand: int, card: int, forbid_taken: bool) -> bool:
 
 def highest(mask: int) -> int:
     """The card of ``mask`` with the highest value (then the highest index)."""
-    return max((c for c in range(52) if mask >> c & 1), key=lambda c: (VALUES[c], c % 13, c))
+    return max(cards_of(mask), key=lambda c: (VALUES[c], c % 13, c))
 
 
 class GreedyBot(Bot):
@@ -31,7 +31,7 @@ class GreedyBot(Bot):
     def first_upcard(self, view: View) -> bool:
         return improves(view.hand, view.upcard, not self.rules.discard_taken_card)
 
-    def draw(self, view: View) -> Literal["stock", "discard"]:
+    def draw(self, view: View) -> DrawSource:
         take = improves(view.hand, view.upcard, not self.rules.discard_taken_card)
         return (
             "discard"

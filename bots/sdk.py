@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Literal
+from typing import IO
 
-from engine.cards import CARD_NAMES, parse_card
+from engine.cards import parse_card
 from engine.hand import (
     DISCARDS,
     DRAW_DISCARD,
@@ -21,12 +21,14 @@ from engine.hand import (
     KNOCKS,
     PASS,
     ActionKind,
+    DecisionPhase,
+    Phase,
 )
 from engine.hand import Action as EngineAction
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.codec import ProtocolError, UnknownMessage, decode, encode
-from protocol.views import action_model, card_mask, engine_action
+from protocol.convert import action_model, card_mask, engine_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +48,9 @@ class View:
         return self.request.observation
 
     @property
-    def phase(self) -> Literal["first_upcard", "draw", "discard"]:
+    def phase(self) -> DecisionPhase:
+        """The decision asked for: a :class:`~engine.hand.Phase` other than ``FINISHED`` (a
+        string enum, so ``view.phase == "draw"`` holds as well as ``view.phase is Phase.DRAW``)."""
         return self.request.phase
 
     @property
@@ -86,8 +90,10 @@ class View:
         return mask
 
 
-class BotError(RuntimeError):
-    """The bot cannot go on (no common protocol version, a broken referee)."""
+class SessionError(RuntimeError):
+    """The session with the referee cannot go on, on the bot's side (the referee speaks no protocol
+    version this SDK knows): :meth:`Bot.run` prints it to stderr and returns 2. Not to be confused
+    with the arena's ``arena.connection.BotError``, the referee's verdict on a failing bot."""
 
 
 class Bot:
@@ -109,7 +115,7 @@ class Bot:
         """Take the first upcard (True) or pass (False)."""
         raise NotImplementedError(f"{type(self).__name__} must implement first_upcard()")
 
-    def draw(self, view: View) -> Literal["stock", "discard"]:
+    def draw(self, view: View) -> m.DrawSource:
         """Draw from the stock or take the top of the discard pile."""
         raise NotImplementedError(f"{type(self).__name__} must implement draw()")
 
@@ -119,9 +125,9 @@ class Bot:
 
     def choose(self, view: View) -> EngineAction:
         """The action for a request; by default dispatches on the phase."""
-        if view.phase == "first_upcard":
+        if view.phase is Phase.FIRST_UPCARD:
             return DRAW_DISCARD if self.first_upcard(view) else PASS
-        if view.phase == "draw":
+        if view.phase is Phase.DRAW:
             return DRAW_DISCARD if self.draw(view) == "discard" else DRAW_STOCK
         return self.discard(view)
 
@@ -177,9 +183,9 @@ class Bot:
     def _hello(self, hello: m.Hello) -> m.Ready:
         common = set(hello.versions) & set(m.PROTOCOL_VERSIONS)
         if not common:
-            raise BotError(
-                f"the referee speaks protocol versions {hello.versions}; this SDK speaks "
-                f"{list(m.PROTOCOL_VERSIONS)}"
+            raise SessionError(
+                f"no common protocol version: the referee speaks {hello.versions}, this SDK "
+                f"speaks {list(m.PROTOCOL_VERSIONS)}"
             )
         self.seat = hello.seat
         self.rules = Rules.from_dict(hello.rules)
@@ -231,7 +237,7 @@ class Bot:
                     break
                 try:
                     reply = self.handle(message)
-                except BotError as error:
+                except SessionError as error:
                     print(f"{self.name}: {error}", file=sys.stderr)
                     return 2
                 if reply is not None:
@@ -240,11 +246,6 @@ class Bot:
         finally:
             sys.stdout = saved
         return 0
-
-
-def card_names(mask: int) -> str:
-    """Cards of a mask as text, for logs."""
-    return " ".join(CARD_NAMES[c] for c in range(52) if mask >> c & 1)
 
 
 def knock(card: int, melds: Sequence[int] | None = None) -> EngineAction:

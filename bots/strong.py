@@ -22,11 +22,10 @@ import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from bots.sdk import Bot, View, discard, knock
-from engine.cards import FULL_DECK, SUIT_MASK, VALUES, cards_of, parse_card
-from engine.hand import BIG_GIN, Action, ActionKind
+from engine.cards import FULL_DECK, SUIT_MASK, VALUES, Card, cards_of, parse_card
+from engine.hand import BIG_GIN, Action, ActionKind, HandEnd, score_knock
 from engine.melds import (
     DISCARD_GAIN,
     Arrangement,
@@ -38,7 +37,7 @@ from engine.melds import (
 )
 from engine.rules import Rules
 from protocol import messages as m
-from protocol.views import engine_action
+from protocol.convert import engine_action
 
 HAND_SIZE = 10
 
@@ -344,16 +343,24 @@ def sample_opponent_hands(
     return hands
 
 
-def knock_score(melds: Sequence[int], knocker_deadwood: int, defender: int, rules: Rules) -> int:
-    """The knocker's score against one defender hand (negative when undercut), R12-R14."""
+def knock_score(
+    melds: Sequence[int],
+    knocker_deadwood: int,
+    defender: int,
+    rules: Rules,
+    first_upcard: Card,
+) -> int:
+    """The knocker's score against one defender hand (negative when undercut), scored by the
+    engine (:func:`engine.hand.score_knock`: R12-R14, the Oklahoma double R18). ``melds`` are the
+    knocker's ten cards kept, arranged; against gin the defender lays nothing off (R14)."""
     if knocker_deadwood == 0:
-        return deadwood(defender) + rules.gin_bonus
-    defender_deadwood = lay_off(defender, melds).deadwood
-    if knocker_deadwood < defender_deadwood or (
-        knocker_deadwood == defender_deadwood and not rules.undercut_on_tie
-    ):
-        return defender_deadwood - knocker_deadwood
-    return -(knocker_deadwood - defender_deadwood + rules.undercut_bonus)
+        defender_deadwood = deadwood(defender)
+    else:
+        defender_deadwood = lay_off(defender, melds).deadwood
+    end, points, _ = score_knock(
+        rules, knocker_deadwood, defender_deadwood, first_upcard=first_upcard
+    )
+    return -points if end is HandEnd.UNDERCUT else points
 
 
 # -- the bot -------------------------------------------------------------------------------------
@@ -427,7 +434,7 @@ class StrongBot(Bot):
     def first_upcard(self, view: View) -> bool:
         return self._take_upcard(view)
 
-    def draw(self, view: View) -> Literal["stock", "discard"]:
+    def draw(self, view: View) -> m.DrawSource:
         may_take = any(a.kind is ActionKind.DRAW_DISCARD for a in view.legal)
         return "discard" if may_take and self._take_upcard(view) else "stock"
 
@@ -447,6 +454,7 @@ class StrongBot(Bot):
         if not choices:
             return None
         opponents: list[int] | None = None
+        first_upcard = parse_card(view.observation.first_upcard)
         best: tuple[float, int, Arrangement] | None = None
         for card in cards_of(choices):
             kept = view.hand ^ (1 << card)
@@ -463,7 +471,9 @@ class StrongBot(Bot):
                     hand_size=view.observation.opponent_hand_size,
                 )
             expected = sum(
-                knock_score(arrangement.melds, arrangement.deadwood, opponent, self.rules)
+                knock_score(
+                    arrangement.melds, arrangement.deadwood, opponent, self.rules, first_upcard
+                )
                 for opponent in opponents
             ) / len(opponents)
             if best is None or expected > best[0]:

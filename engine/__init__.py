@@ -13,6 +13,7 @@ from engine.cards import (
     CardError,
     CardSet,
     card_name,
+    card_names,
     card_value,
     cards_of,
     deadwood_value,
@@ -24,6 +25,7 @@ from engine.deck import SplitMix64, shuffled_deck
 from engine.game import Game, GameError, GameResult
 from engine.hand import (
     BIG_GIN,
+    DECISION_PHASES,
     DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
@@ -32,6 +34,7 @@ from engine.hand import (
     Action,
     ActionError,
     ActionKind,
+    DecisionPhase,
     Hand,
     HandEnd,
     HandResult,
@@ -39,8 +42,10 @@ from engine.hand import (
     Observation,
     Phase,
     ShowDown,
+    score_knock,
 )
 from engine.melds import (
+    MAX_CARDS,
     Arrangement,
     LayOff,
     LayOffResult,
@@ -63,11 +68,13 @@ __version__ = "0.1.0"
 __all__ = [
     "BIG_GIN",
     "CARD_NAMES",
+    "DECISION_PHASES",
     "DISCARDS",
     "DRAW_DISCARD",
     "DRAW_STOCK",
     "FULL_DECK",
     "KNOCKS",
+    "MAX_CARDS",
     "PASS",
     "PRESETS",
     "RANKS",
@@ -79,6 +86,7 @@ __all__ = [
     "Card",
     "CardError",
     "CardSet",
+    "DecisionPhase",
     "Game",
     "GameError",
     "GameResult",
@@ -99,6 +107,7 @@ __all__ = [
     "best_arrangement",
     "best_discards",
     "card_name",
+    "card_names",
     "card_value",
     "cards_of",
     "check_arrangement",
@@ -112,5 +121,6 @@ __all__ = [
     "min_deadwood",
     "parse_card",
     "parse_cards",
+    "score_knock",
     "shuffled_deck",
 ]

@@ -20,8 +20,6 @@ Card = int
 
 RANKS: Final = "A23456789TJQK"
 SUITS: Final = "CDHS"
-RANK_NAMES: Final = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
-SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 ACE, JACK, QUEEN, KING = 0, 10, 11, 12
@@ -113,9 +111,14 @@ def cards_of(mask: int) -> list[Card]:
     return out
 
 
+def card_names(mask: int) -> list[str]:
+    """The cards of a set as notation, by suit then rank: ``["AS", "2S", "3S"]``."""
+    return [CARD_NAMES[c] for c in cards_of(mask)]
+
+
 def format_cards(mask: int) -> str:
-    """Cards of a set as notation, by suit then rank: ``"AS 2S 3S"``."""
-    return " ".join(CARD_NAMES[c] for c in cards_of(mask))
+    """The cards of a set as one string of notation, by suit then rank: ``"AS 2S 3S"``."""
+    return " ".join(card_names(mask))
 
 
 def deadwood_value(mask: int) -> int:

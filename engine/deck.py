@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from engine.cards import CARD_NAMES, CardError
+from engine.cards import CARD_NAMES, FULL_DECK, CardError, format_cards
 
 _MASK64: Final = (1 << 64) - 1
 
@@ -62,14 +62,13 @@ def shuffled_deck(seed: int) -> tuple[int, ...]:
 def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     """Validate an explicit deck order: the 52 cards, each once."""
     order = tuple(deck)
-    seen: set[int] = set()
+    seen = 0
     for card in order:
         if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < 52:
             raise CardError(f"bad deck: {card!r} is not a card index 0..51")
-        if card in seen:
+        if seen >> card & 1:
             raise CardError(f"bad deck: {CARD_NAMES[card]} appears twice")
-        seen.add(card)
+        seen |= 1 << card
     if len(order) != 52:
-        missing = [CARD_NAMES[c] for c in range(52) if c not in seen]
-        raise CardError(f"bad deck: {len(order)} cards, missing {' '.join(missing)}")
+        raise CardError(f"bad deck: {len(order)} cards, missing {format_cards(FULL_DECK & ~seen)}")
     return order

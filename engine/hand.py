@@ -3,6 +3,10 @@
 ``Hand.apply(action)`` is the checked entry point: an action that the rules forbid raises
 :class:`IllegalAction` carrying the rule ID it breaks. ``Hand.apply_unchecked(action)`` trusts the
 caller (simulations over :meth:`Hand.legal_actions`). Rule IDs (R1 ...) lead to docs/RULES.md.
+
+Each vocabulary of the game is one enum here (:class:`Phase`, :class:`ActionKind`,
+:class:`HandEnd`); the protocol, the records and their schemas take their words from these enums.
+They are string enums: a member equals its value (``Phase.DRAW == "draw"``).
 """
 
 from __future__ import annotations
@@ -10,13 +14,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal, get_args
 
 from engine.cards import (
     CARD_NAMES,
     SPADES,
     VALUES,
+    Card,
     CardError,
+    deadwood_value,
     format_cards,
     parse_card,
     parse_cards,
@@ -35,7 +41,7 @@ from engine.melds import (
 from engine.rules import HOYLE, Rules
 
 
-class Phase(enum.Enum):
+class Phase(enum.StrEnum):
     """Where a hand is. Every legal action and every apply step is per phase."""
 
     FIRST_UPCARD = "first_upcard"
@@ -48,7 +54,17 @@ class Phase(enum.Enum):
     """The hand is over: shown down and scored (R10-R14) or drawn (R11, R17)."""
 
 
-class ActionKind(enum.Enum):
+DecisionPhase = Literal[Phase.FIRST_UPCARD, Phase.DRAW, Phase.DISCARD]
+"""The phases in which the player to move has a decision to make: every phase but
+:attr:`Phase.FINISHED`. A protocol request is always in one of them."""
+
+DECISION_PHASES: Final[tuple[DecisionPhase, ...]] = get_args(DecisionPhase)
+"""The members of :data:`DecisionPhase`, in the order of :class:`Phase`."""
+
+
+class ActionKind(enum.StrEnum):
+    """What a player does: the kinds of :class:`Action`, each with its notation (R6-R9, R19)."""
+
     PASS = "pass"
     """Decline the first upcard (R6)."""
     DRAW_STOCK = "draw_stock"
@@ -145,7 +161,9 @@ class IllegalAction(ValueError):
         self.reason = message
 
 
-class HandEnd(enum.Enum):
+class HandEnd(enum.StrEnum):
+    """How a hand ended (R11-R14, R17, R19): the ``end`` of a :class:`HandResult`."""
+
     KNOCK = "knock"
     """The knocker had less deadwood than the defender after lay-offs (R12)."""
     UNDERCUT = "undercut"
@@ -295,6 +313,15 @@ class Hand:
     @property
     def is_over(self) -> bool:
         return self.phase is Phase.FINISHED
+
+    @property
+    def decision_phase(self) -> DecisionPhase:
+        """The phase of the decision the player to move faces; a ``ValueError`` once the hand is
+        over (:attr:`Phase.FINISHED`: nobody has a decision to make)."""
+        phase = self.phase
+        if phase is Phase.FINISHED:
+            raise ValueError("the hand is over: nobody has a decision to make")
+        return phase
 
     @property
     def taken_card(self) -> int | None:
@@ -576,7 +603,7 @@ class Hand:
         for m in melds:
             melded |= m
         knocker_dead = h & ~melded
-        kd = _value(knocker_dead)
+        kd = deadwood_value(knocker_dead)
         d = self.hands[defender]
         if kd == 0:  # R14: no lay-offs against gin
             spread = best_arrangement(d)
@@ -596,26 +623,46 @@ class Hand:
             defender_deadwood_cards=spread.deadwood_cards,
             defender_deadwood=dd,
         )
-        if kd == 0 and card is None:  # R19
-            end, winner, points = HandEnd.BIG_GIN, knocker, dd + rules.big_gin_bonus
-        elif kd == 0:  # R14: never undercut
-            end, winner, points = HandEnd.GIN, knocker, dd + rules.gin_bonus
-        elif kd < dd or (kd == dd and not rules.undercut_on_tie):  # R12 (a tie: O4)
-            end, winner, points = HandEnd.KNOCK, knocker, dd - kd
-        else:  # R13: the defender has as little deadwood or less
-            end, winner, points = HandEnd.UNDERCUT, defender, kd - dd + rules.undercut_bonus
-        doubled = (
-            rules.oklahoma and rules.oklahoma_spades_double and self.first_upcard // 13 == SPADES
+        end, points, doubled = score_knock(
+            rules, kd, dd, first_upcard=self.first_upcard, big_gin=card is None
         )
-        if doubled:
-            points *= 2
+        winner = defender if end is HandEnd.UNDERCUT else knocker
         self._finish(HandResult(end, winner, points, show_down, doubled))
 
 
-def _value(mask: int) -> int:
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += VALUES[low.bit_length() - 1]
-        mask ^= low
-    return total
+def score_knock(
+    rules: Rules,
+    knocker_deadwood: int,
+    defender_deadwood: int,
+    *,
+    first_upcard: Card,
+    big_gin: bool = False,
+) -> tuple[HandEnd, int, bool]:
+    """Score a knock: ``(end, points, doubled)``, the hand's end, the points its winner scores
+    (the defender after an undercut, the knocker otherwise) and whether they were doubled.
+
+    ``defender_deadwood`` is the defender's deadwood at the show-down: after lay-offs
+    (:func:`engine.melds.lay_off`) against a knock with deadwood, without them against gin (R10,
+    R14). ``big_gin``: the knocker melded all eleven cards and discarded none (R19).
+    ``first_upcard`` decides the Oklahoma double (R18). Gin and big gin are never undercut (R14,
+    R19); a tie is an undercut unless O4 says otherwise (R12, R13).
+
+    >>> score_knock(Rules(), 4, 20, first_upcard=0)
+    (<HandEnd.KNOCK: 'knock'>, 16, False)
+    >>> score_knock(Rules(), 6, 6, first_upcard=0)
+    (<HandEnd.UNDERCUT: 'undercut'>, 10, False)
+    """
+    kd, dd = knocker_deadwood, defender_deadwood
+    if big_gin and kd:
+        raise ValueError(f"big gin leaves no deadwood, not {kd} (R19)")
+    if big_gin:  # R19
+        end, points = HandEnd.BIG_GIN, dd + rules.big_gin_bonus
+    elif kd == 0:  # R14: never undercut
+        end, points = HandEnd.GIN, dd + rules.gin_bonus
+    elif kd < dd or (kd == dd and not rules.undercut_on_tie):  # R12 (a tie: O4)
+        end, points = HandEnd.KNOCK, dd - kd
+    else:  # R13: the defender has as little deadwood or less
+        end, points = HandEnd.UNDERCUT, kd - dd + rules.undercut_bonus
+    # R18: a spade first upcard doubles every score of the hand under Oklahoma.
+    doubled = rules.oklahoma and rules.oklahoma_spades_double and first_upcard // 13 == SPADES
+    return end, points * 2 if doubled else points, doubled

@@ -6,12 +6,18 @@ it, :data:`DISCARD_GAIN` the most one discard from it can save). A hand with no 
 or four suits can only meld runs, so its answer is four table look-ups. Otherwise only the choices
 for those few ranks (no set, each set of three, the set of four) are enumerated, each again by
 look-ups. Every function here takes and returns plain int masks (see :mod:`engine.cards`).
+
+Inputs are checked first, cheaply (a shift and a popcount): a mask must be a card set (an int from
+0 to 2**52 - 1; a :class:`~engine.cards.CardSet` is one), and a function that searches a hand takes
+at most :data:`MAX_CARDS` cards, since its cost grows exponentially with the cards (each rank held
+in three or four suits multiplies the choices; the full deck would not fit in memory). Anything else
+raises :class:`~engine.cards.CardError` naming the problem. Each docstring states its limit.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -27,6 +33,11 @@ from engine.cards import (
     format_cards,
 )
 
+MAX_CARDS: Final = 11
+"""The most cards a solver function searches: a player's hand after the draw. It covers every use
+in the engine: a hand of ten or eleven cards, the ten a knocker keeps, the defender's ten against
+the knocker's melds (at most eleven cards, after big gin)."""
+
 
 class MeldError(ValueError):
     """A declared meld or arrangement is not valid for the hand (R3)."""
@@ -39,7 +50,7 @@ class MeldError(ValueError):
 # ---------------------------------------------------------------------------------------------
 # Per-suit tables.
 
-_RANK_VALUES: Final = tuple(min(r + 1, 10) for r in range(13))
+_RANK_VALUES: Final = VALUES[:13]  # the value of each rank (R2): the clubs' values
 _PATTERNS: Final = 1 << 13
 _NONE: Final = -1000  # a gain that never wins: an empty suit has nothing to discard
 
@@ -125,12 +136,16 @@ def _set_choices(h: int, a: int, b: int, c: int, d: int) -> list[int]:
 
 
 def deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD) -> int:
-    """Least deadwood of ``cards`` (any number of cards) with every card kept: no discard."""
+    """Least deadwood of ``cards``, up to :data:`MAX_CARDS` (11), with every card kept: no
+    discard. Raises :class:`~engine.cards.CardError` for more cards or a mask that is not a card
+    set."""
     h = cards
     a = h & 8191
     b = h >> 13 & 8191
     c = h >> 26 & 8191
-    d = h >> 39 & 8191
+    d = h >> 39
+    if d >> 13 or h.bit_count() > MAX_CARDS:  # outside the deck (negative too), or too many
+        _check_cards(h, MAX_CARDS)
     if not ((a & b & (c | d)) | (c & d & (a | b))):
         return _dw[a] + _dw[b] + _dw[c] + _dw[d]
     best = 1000
@@ -142,8 +157,9 @@ def deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD) -> int:
 
 
 def min_deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD, _gain: list[int] = DISCARD_GAIN) -> int:
-    """Minimum deadwood of a hand: for up to 10 cards, of the hand itself; for 11 cards (a hand
-    after the draw), the exact minimum over all 11 discards of the remaining ten cards' optimum.
+    """Minimum deadwood of a hand: for up to 10 cards, of the hand itself; for 11 cards
+    (:data:`MAX_CARDS`, a hand after the draw), the exact minimum over all 11 discards of the
+    remaining ten cards' optimum.
 
     Raises :class:`~engine.cards.CardError` for more than 11 cards or a mask that is not a card set.
     """
@@ -154,8 +170,8 @@ def min_deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD, _gain: list[int] = D
     b = h >> 13 & 8191
     c = h >> 26 & 8191
     d = h >> 39
-    if n > 11 or d >> 13:
-        _check_cards(h, 11)
+    if n > MAX_CARDS or d >> 13:
+        _check_cards(h, MAX_CARDS)
     t = (a & b & (c | d)) | (c & d & (a | b))  # ranks held in three or four suits
     if not t:
         if n == 11:
@@ -191,11 +207,16 @@ def min_deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD, _gain: list[int] = D
 
 def best_discards(cards: int, forbidden: int = 0) -> tuple[int, int]:
     """For an 11-card hand: ``(deadwood, discards)``, the least deadwood of the ten cards kept and
-    the mask of every discard that reaches it. Cards in ``forbidden`` are never discarded (the card
-    just taken from the discard pile, R8)."""
+    the mask of every discard that reaches it. Cards in ``forbidden`` (any card set) are never
+    discarded (the card just taken from the discard pile, R8).
+
+    Raises :class:`~engine.cards.CardError` unless ``cards`` is exactly 11 cards
+    (:data:`MAX_CARDS`) and both masks are card sets."""
     h = int(cards)
-    _check_cards(h, 11, exact=True)
     forbidden = int(forbidden)
+    if h >> 52 or h.bit_count() != MAX_CARDS or forbidden >> 52:
+        _check_cards(h, MAX_CARDS, exact=True)
+        _check_cards(forbidden, 52, what="forbidden cards")
     a, b, c, d = h & 8191, h >> 13 & 8191, h >> 26 & 8191, h >> 39
     best = 1000
     mask = 0
@@ -239,9 +260,12 @@ def best_discards(cards: int, forbidden: int = 0) -> tuple[int, int]:
 
 
 def discard_deadwoods(cards: int) -> dict[int, int]:
-    """For an 11-card hand: the least deadwood of the ten cards kept, for each possible discard."""
+    """For an 11-card hand: the least deadwood of the ten cards kept, for each possible discard.
+
+    Raises :class:`~engine.cards.CardError` unless ``cards`` is a card set of exactly 11 cards
+    (:data:`MAX_CARDS`)."""
     h = int(cards)
-    _check_cards(h, 11, exact=True)
+    _check_cards(h, MAX_CARDS, exact=True)
     return {card: deadwood(h ^ (1 << card)) for card in cards_of(h)}
 
 
@@ -251,9 +275,14 @@ def discard_deadwoods(cards: int) -> dict[int, int]:
 
 def is_meld(meld: int) -> bool:
     """True if ``meld`` is a set (3 or 4 cards of one rank) or a run (3+ consecutive, one suit)
-    (R3). The Ace is low: ranks never wrap from King to Ace (R1)."""
+    (R3). The Ace is low: ranks never wrap from King to Ace (R1).
+
+    Takes any card set (a meld has 3 to 13 cards; the cost does not grow with the cards); raises
+    :class:`~engine.cards.CardError` for a mask that is not a card set."""
+    if meld >> 52:
+        _check_cards(meld, 52, what="meld")
     n = meld.bit_count()
-    if n < 3 or meld < 0 or meld > FULL_DECK:
+    if n < 3:
         return False
     low = (meld & -meld).bit_length() - 1
     rank_mask = _RANK_MASKS[low % 13]
@@ -268,8 +297,9 @@ def is_meld(meld: int) -> bool:
 
 
 def meld_error(meld: int) -> str | None:
-    """Why ``meld`` is not a meld, in words, or None if it is one."""
-    if not isinstance(meld, int) or not 0 <= meld <= FULL_DECK:
+    """Why ``meld`` is not a meld, in words, or None if it is one. Takes any value: one that is
+    not a card set is not a meld (no error)."""
+    if not isinstance(meld, int) or isinstance(meld, bool) or not 0 <= meld <= FULL_DECK:
         return f"{meld!r} is not a meld: not a 52-bit card mask"
     if is_meld(meld):
         return None
@@ -291,9 +321,12 @@ def meld_error(meld: int) -> str | None:
 def check_arrangement(cards: int, melds: Sequence[int]) -> int:
     """Validate a declared arrangement of ``cards``; return the deadwood it leaves.
 
-    Raises :class:`MeldError` naming the first meld that is invalid, overlaps another, or holds a
-    card that is not in the hand.
+    Takes any card set (the cost is linear in the melds). Raises :class:`MeldError` naming the
+    first meld that is invalid (a value that is not a card set included), overlaps another, or
+    holds a card that is not in the hand; :class:`~engine.cards.CardError` if ``cards`` is not a
+    card set.
     """
+    _check_cards(cards, 52)
     cards = int(cards)
     used = 0
     for meld in melds:
@@ -357,9 +390,12 @@ def _arrangement(h: int, melds: Sequence[int]) -> Arrangement:
 
 
 def best_arrangement(cards: int) -> Arrangement:
-    """One arrangement of ``cards`` (any number, no discard) reaching the least deadwood."""
+    """One arrangement of ``cards`` (no discard) reaching the least deadwood.
+
+    Takes up to :data:`MAX_CARDS` (11) cards; raises :class:`~engine.cards.CardError` for more or
+    for a mask that is not a card set."""
+    _check_cards(cards, MAX_CARDS)
     h = int(cards)
-    _check_cards(h, 52)
     a, b, c, d = h & 8191, h >> 13 & 8191, h >> 26 & 8191, h >> 39
     best, best_sets = 1000, 0
     for m in _set_choices(h, a, b, c, d):
@@ -375,7 +411,11 @@ def best_arrangement(cards: int) -> Arrangement:
 
 
 def all_melds(cards: int) -> list[int]:
-    """Every meld that can be made from ``cards``: sets of 3 and 4, and runs of every length."""
+    """Every meld that can be made from ``cards``: sets of 3 and 4, and runs of every length.
+
+    Takes any card set (at most 288 melds come out of the full deck); raises
+    :class:`~engine.cards.CardError` for a mask that is not a card set."""
+    _check_cards(cards, 52)
     h = int(cards)
     out = []
     for rm in _RANK_MASKS:
@@ -398,9 +438,12 @@ def all_melds(cards: int) -> list[int]:
 
 def all_arrangements(cards: int) -> list[Arrangement]:
     """Every arrangement of ``cards`` that reaches the least deadwood (a run of six and two runs of
-    three count as different arrangements), in a deterministic order."""
+    three count as different arrangements), in a deterministic order.
+
+    Takes up to :data:`MAX_CARDS` (11) cards; raises :class:`~engine.cards.CardError` for more or
+    for a mask that is not a card set."""
+    _check_cards(cards, MAX_CARDS)
     h = int(cards)
-    _check_cards(h, 52)
     target = deadwood(h)
     melds = all_melds(h)
     by_card: dict[int, list[int]] = {}
@@ -431,9 +474,15 @@ def all_arrangements(cards: int) -> list[Arrangement]:
 
 def lay_off_exposure(melds: Sequence[int], hand: int) -> int:
     """Cards outside ``hand`` that could be laid off directly on ``melds`` (R10): the fourth card
-    of each set of three and the card at each open end of each run."""
+    of each set of three and the card at each open end of each run.
+
+    Takes any card sets (the cost is linear in the melds): ``hand`` may be every card the defender
+    cannot hold. Raises :class:`~engine.cards.CardError` for a mask that is not a card set."""
+    _check_cards(hand, 52)
     exposed = 0
     for meld in map(int, melds):
+        if meld >> 52:
+            _check_cards(meld, 52, what="meld")
         rank_mask = _RANK_MASKS[((meld & -meld).bit_length() - 1) % 13]
         if meld & rank_mask != meld:
             exposed |= _run_ends(meld)
@@ -461,7 +510,11 @@ def knock_arrangement(cards: int, dead: int = 0) -> Arrangement:
     the discard pile, the knock's discard included), then the fewest melds, then the deadwood
     cards with the lowest mask, then the melds (each as its mask, in ascending order) first in
     lexicographic order.
+
+    Takes up to :data:`MAX_CARDS` (11) cards (eleven after big gin) and any card set ``dead``;
+    raises :class:`~engine.cards.CardError` for more cards or a mask that is not a card set.
     """
+    _check_cards(dead, 52, what="dead cards")
     h = int(cards)
     options = all_arrangements(h)
     unavailable = h | int(dead)
@@ -541,10 +594,26 @@ def lay_off(defender: int, knocker_melds: Sequence[int]) -> LayOffResult:
     together with the defender's own melds, breaking them when that lowers the deadwood.
 
     Ties keep the fewest cards laid off, then the first found in meld order.
+
+    Takes a defender of up to :data:`MAX_CARDS` (11) cards and melds of up to 11 cards in all,
+    none of them the defender's (the cost grows with the product of each meld's choices). Raises
+    :class:`~engine.cards.CardError` for more cards, overlapping cards or a mask that is not a card
+    set.
     """
     h = int(defender)
-    _check_cards(h, 52)
-    per_meld = [_meld_lay_off_options(int(m), h) for m in knocker_melds]
+    melds = [int(m) for m in knocker_melds]
+    melded = 0
+    for m in melds:
+        if m >> 52 or m & melded:
+            _check_melds(melds)
+        melded |= m
+    if h >> 52 or h.bit_count() > MAX_CARDS or melded.bit_count() > MAX_CARDS or h & melded:
+        _check_cards(h, MAX_CARDS, what="defender's hand")
+        _check_melds(melds)
+        raise CardError(
+            f"the knocker's melds and the defender's hand share {format_cards(h & melded)}"
+        )
+    per_meld = [_meld_lay_off_options(m, h) for m in melds]
     seen: dict[int, tuple[tuple[int, int], ...]] = {}
     for combo in itertools.product(*per_meld):
         laid: list[tuple[int, int]] = []
@@ -565,27 +634,47 @@ def lay_off(defender: int, knocker_melds: Sequence[int]) -> LayOffResult:
     return LayOffResult(lay_offs, best_arrangement(h & ~best_mask))
 
 
-def lay_off_targets(knocker_melds: Sequence[int], hand: int) -> Iterator[tuple[int, int]]:
-    """(card, meld index) for each card of ``hand`` that fits some meld directly."""
-    for index, meld in enumerate(knocker_melds):
-        for options in _meld_lay_off_options(int(meld), int(hand)):
-            if len(options) == 1:
-                yield options[0][0], index
-
-
 # ---------------------------------------------------------------------------------------------
 
 
-def _check_cards(h: object, most: int, exact: bool = False) -> None:
+def _check_cards(h: object, most: int, exact: bool = False, what: str = "hand") -> None:
+    """Raise :class:`CardError` unless ``h`` is a card set of at most (``exact``: exactly)
+    ``most`` cards, naming it as ``what``."""
     if not isinstance(h, int) or isinstance(h, bool) or h < 0 or h > FULL_DECK:
-        raise CardError(f"bad card set {h!r}: expected a 52-bit card mask (see engine.parse_cards)")
+        raise CardError(
+            f"bad {what} {h!r}: expected a card set, a 52-bit mask from 0 to 2**52 - 1 "
+            "(see engine.parse_cards)"
+        )
     n = h.bit_count()
-    if n > most or (exact and n != most):
-        want = f"exactly {most}" if exact else f"at most {most}"
-        raise CardError(f"wrong hand size: {n} cards [{format_cards(h)}], expected {want}")
+    if exact and n != most:
+        raise CardError(
+            f"wrong {what} size: {n} cards [{format_cards(h)}], expected exactly {most} "
+            "(a hand after the draw)"
+        )
+    if n > most:
+        raise CardError(
+            f"too many cards in the {what}: {n} cards [{format_cards(h)}], the solver takes at "
+            f"most {most} (MAX_CARDS: a hand after the draw; the cost grows exponentially)"
+        )
+
+
+def _check_melds(melds: Sequence[int]) -> None:
+    """Raise :class:`CardError` unless ``melds`` are disjoint card sets of at most
+    :data:`MAX_CARDS` cards in all."""
+    melded = 0
+    for meld in melds:
+        _check_cards(meld, 52, what="meld")
+        if meld & melded:
+            raise CardError(
+                f"the knocker's melds share {format_cards(meld & melded)}: a card belongs to at "
+                "most one meld"
+            )
+        melded |= meld
+    _check_cards(melded, MAX_CARDS, what="knocker's melds")
 
 
 __all__ = [
+    "MAX_CARDS",
     "RANKS",
     "Arrangement",
     "LayOff",

@@ -157,10 +157,6 @@ def option_ids() -> dict[str, str]:
     return {f.name: f.metadata["id"] for f in dataclasses.fields(Rules)}
 
 
-def option_docs() -> dict[str, str]:
-    return {f.name: f.metadata["doc"] for f in dataclasses.fields(Rules)}
-
-
 def _unknown_message(name: str) -> str:
     return f"unknown rules option {name!r}: the options are {', '.join(option_names())}"
 

@@ -3,15 +3,25 @@
 One JSON object per line in each direction. Every message has a `type` tag (no default, so it is
 required in the schema); `MESSAGE_ADAPTER` decodes any of them. Unknown fields are ignored
 (the protocol can grow); cards are written in the engine's notation (`"TD"`).
+
+The words the protocol shares with the engine come from the engine's enums, never retyped here:
+a request's `phase` is a :data:`engine.hand.DecisionPhase` and a hand's `end` a
+:class:`engine.hand.HandEnd`, each written as its value. The action `kind`s are the protocol's
+own (`draw` with a `source` covers the engine's `draw_stock` and `draw_discard`);
+:mod:`protocol.convert` maps them to the engine's :class:`engine.hand.ActionKind`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+import enum
+from collections.abc import Iterable
+from typing import Annotated, Final, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
 from engine.cards import CARD_NAMES, CardError, parse_card
+from engine.hand import DecisionPhase
+from engine.hand import HandEnd as EngineHandEnd
 
 PROTOCOL_NAME: Final = "gin-arena"
 PROTOCOL_VERSIONS: Final = (1,)
@@ -44,6 +54,23 @@ Card = Annotated[
 Meld = Annotated[list[Card], Field(min_length=3, description="The cards of one meld.")]
 
 
+def _values_of(members: Iterable[enum.StrEnum], description: str) -> WithJsonSchema:
+    """The JSON Schema of a field holding one of ``members``: their values, inline."""
+    return WithJsonSchema(
+        {"enum": [m.value for m in members], "type": "string", "description": description}
+    )
+
+
+End = Annotated[
+    EngineHandEnd,
+    _values_of(EngineHandEnd, "How the hand ended (R11-R14, R17, R19)."),
+]
+"""How a hand ended: an :class:`engine.hand.HandEnd`, written as its value (``"big_gin"``)."""
+
+DrawSource = Literal["stock", "discard"]
+"""Where a draw takes its card from: the top of the stock or of the discard pile."""
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
@@ -62,7 +89,7 @@ class DrawAction(_Message):
     is a draw from the discard pile (R6)."""
 
     kind: Literal["draw"]
-    source: Literal["stock", "discard"]
+    source: DrawSource
 
 
 class DiscardAction(_Message):
@@ -179,7 +206,7 @@ class HandEnd(_Message):
     """How the hand ended and the game scores after it (R11-R14, R17-R19)."""
 
     type: Literal["hand_end"]
-    end: Literal["knock", "undercut", "gin", "big_gin", "drawn", "turn_limit"]
+    end: End
     winner: Seat | None = None
     points: int
     doubled: bool = False
@@ -200,7 +227,7 @@ class Observation(_Message):
     """Everything the bot may know when asked to act: its own cards and the public record."""
 
     seat: Seat
-    phase: Literal["first_upcard", "draw", "discard"]
+    phase: DecisionPhase
     hand: list[Card]
     discard_pile: list[Card] = Field(description="Bottom first; the last card is the top.")
     stock_size: int
@@ -233,7 +260,7 @@ class Request(_Message):
 
     type: Literal["request"]
     id: int = Field(ge=1)
-    phase: Literal["first_upcard", "draw", "discard"]
+    phase: DecisionPhase
     legal: list[Action]
     observation: Observation
     clock: Clock
@@ -301,7 +328,7 @@ MESSAGE_ADAPTER: Final[TypeAdapter[Message]] = TypeAdapter(Message)
 """Decodes any message of either direction."""
 
 MESSAGE_TYPES: Final = {
-    m.model_fields["type"].annotation.__args__[0]: m  # type: ignore[union-attr]
+    get_args(m.model_fields["type"].annotation)[0]: m
     for m in (
         Hello,
         GameStart,

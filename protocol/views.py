@@ -1,97 +1,40 @@
-"""Conversions between the engine's values and protocol messages.
+"""What each seat may know: the one information boundary between the game and the bots.
 
-Everything a bot receives is built here from the engine's per-player :class:`engine.Observation`
-and public results, never from the full hand state, so hidden cards cannot leak into a message.
+Every message about the game that the referee sends a seat (``hand_start``, the ``observation``
+of a ``request``, ``played``, ``show_down``, ``hand_end``) is built here, from that seat's own
+:class:`engine.hand.Observation` and public results (the action played, the show-down, the
+scores), never from the full hand state: a hidden card cannot reach a message that is not built
+from it. The referee (:mod:`arena.referee`) sends what these functions return and nothing else
+about the cards; ``tests/protocol/test_hidden_information.py`` checks that moving the cards a
+seat never sees changes no byte that seat receives. Plain conversions of cards and actions are in
+:mod:`protocol.convert`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from engine.cards import CARD_NAMES, cards_of, parse_card
-from engine.hand import (
-    BIG_GIN,
-    DISCARDS,
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    KNOCKS,
-    PASS,
-    ActionKind,
-    HandResult,
-    Phase,
-)
+from engine.cards import CARD_NAMES, card_names
 from engine.hand import Action as EngineAction
+from engine.hand import ActionKind, HandResult, Phase
 from engine.hand import Observation as EngineObservation
 from engine.hand import ShowDown as EngineShowDown
-from protocol.messages import (
-    Action,
-    DiscardAction,
-    DrawAction,
-    HandEnd,
-    KnockAction,
-    LayOffModel,
-    Observation,
-    PassAction,
-    ShowDown,
-)
-
-_PASS = PassAction(kind="pass")
-_DRAW_STOCK = DrawAction(kind="draw", source="stock")
-_DRAW_DISCARD = DrawAction(kind="draw", source="discard")
-_DISCARDS = tuple(DiscardAction(kind="discard", card=CARD_NAMES[c]) for c in range(52))
-_KNOCKS = tuple(KnockAction(kind="knock", card=CARD_NAMES[c]) for c in range(52))
-_BIG_GIN = KnockAction(kind="knock")
+from protocol.convert import action_model
+from protocol.messages import HandEnd, HandStart, LayOffModel, Observation, Played, ShowDown
 
 
-def card_list(mask: int) -> list[str]:
-    """A card mask as a list of card names, by suit then rank."""
-    return [CARD_NAMES[c] for c in cards_of(mask)]
-
-
-def card_mask(cards: Iterable[str]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << parse_card(card)
-    return mask
-
-
-def action_model(action: EngineAction) -> Action:
-    """The protocol form of an engine action."""
-    kind = action.kind
-    if kind is ActionKind.PASS:
-        return _PASS
-    if kind is ActionKind.DRAW_STOCK:
-        return _DRAW_STOCK
-    if kind is ActionKind.DRAW_DISCARD:
-        return _DRAW_DISCARD
-    if kind is ActionKind.DISCARD:
-        assert action.card is not None
-        return _DISCARDS[action.card]
-    if action.melds is None:
-        return _BIG_GIN if action.card is None else _KNOCKS[action.card]
-    return KnockAction(
-        kind="knock",
-        card=None if action.card is None else CARD_NAMES[action.card],
-        melds=[card_list(m) for m in action.melds],
+def hand_start_model(obs: EngineObservation, hand_number: int, scores: Sequence[int]) -> HandStart:
+    """The deal as the seat of ``obs`` sees it: its own ten cards, the upcard, the stock's size."""
+    return HandStart(
+        type="hand_start",
+        hand_number=hand_number,
+        dealer=obs.dealer,
+        hand=card_names(obs.hand),
+        upcard=CARD_NAMES[obs.first_upcard],
+        stock_size=obs.stock_size,
+        knock_limit=obs.knock_limit,
+        scores=list(scores),
     )
-
-
-def engine_action(model: Action) -> EngineAction:
-    """The engine form of a protocol action (legality is the engine's to check)."""
-    if isinstance(model, PassAction):
-        return PASS
-    if isinstance(model, DrawAction):
-        return DRAW_STOCK if model.source == "stock" else DRAW_DISCARD
-    if isinstance(model, DiscardAction):
-        return DISCARDS[parse_card(model.card)]
-    card = None if model.card is None else parse_card(model.card)
-    if model.melds is None:
-        return BIG_GIN if card is None else KNOCKS[card]
-    return EngineAction(ActionKind.KNOCK, card, tuple(card_mask(m) for m in model.melds))
-
-
-def legal_models(actions: Sequence[EngineAction]) -> list[Action]:
-    return [action_model(a) for a in actions]
 
 
 def observation_model(
@@ -102,11 +45,11 @@ def observation_model(
         raise ValueError("no observation is sent once the hand is over")
     return Observation(
         seat=obs.player,
-        phase=obs.phase.value,
-        hand=card_list(obs.hand),
+        phase=obs.phase,
+        hand=card_names(obs.hand),
         discard_pile=[CARD_NAMES[c] for c in obs.discard_pile],
         stock_size=obs.stock_size,
-        opponent_known=card_list(obs.opponent_known),
+        opponent_known=card_names(obs.opponent_known),
         opponent_hand_size=obs.opponent_hand_size,
         taken_card=None if obs.taken_card is None else CARD_NAMES[obs.taken_card],
         first_upcard=CARD_NAMES[obs.first_upcard],
@@ -119,27 +62,42 @@ def observation_model(
     )
 
 
+def played_model(action: EngineAction, player: int, seat: int, drawn: int | None) -> Played:
+    """``player``'s ``action`` as ``seat`` is told it. ``drawn`` is the card the action drew, if
+    it drew: a card from the stock goes only to its drawer (``seat == player``), a card from the
+    discard pile was public and goes to both."""
+    visible = drawn if action.kind is ActionKind.DRAW_DISCARD or seat == player else None
+    return Played(
+        type="played",
+        player=player,
+        action=action_model(action),
+        card=None if visible is None else CARD_NAMES[visible],
+    )
+
+
 def show_down_model(show: EngineShowDown) -> ShowDown:
+    """The show-down, public by the rules (R10): the same for both seats."""
     return ShowDown(
         type="show_down",
         knocker=show.knocker,
         discard=None if show.discard is None else CARD_NAMES[show.discard],
-        knocker_melds=[card_list(m) for m in show.knocker_melds],
-        knocker_deadwood_cards=card_list(show.knocker_deadwood_cards),
+        knocker_melds=[card_names(m) for m in show.knocker_melds],
+        knocker_deadwood_cards=card_names(show.knocker_deadwood_cards),
         knocker_deadwood=show.knocker_deadwood,
-        defender_melds=[card_list(m) for m in show.defender_melds],
+        defender_melds=[card_names(m) for m in show.defender_melds],
         lay_offs=[
             LayOffModel(card=CARD_NAMES[lo.card], meld=lo.meld_index) for lo in show.lay_offs
         ],
-        defender_deadwood_cards=card_list(show.defender_deadwood_cards),
+        defender_deadwood_cards=card_names(show.defender_deadwood_cards),
         defender_deadwood=show.defender_deadwood,
     )
 
 
 def hand_end_model(result: HandResult, scores: Sequence[int]) -> HandEnd:
+    """The end of the hand, public: the same for both seats."""
     return HandEnd(
         type="hand_end",
-        end=result.end.value,
+        end=result.end,
         winner=result.winner,
         points=result.points,
         doubled=result.doubled,

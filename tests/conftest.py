@@ -1,9 +1,20 @@
-"""Tests marked ``slow`` run only with ``--runslow`` (as ``tox -e slow`` does); the default run
-skips them."""
+"""The two lanes, and no test that fails on a busy machine.
+
+Tests marked ``slow`` run only with ``--runslow`` (as ``tox -e slow`` does); the default run, the
+fast lane a developer runs between edits, skips them. Hypothesis never judges the wall clock here:
+its per-example deadline (200 ms by default) and its too-slow health check fail a correct test when
+other processes load the machine, so both are off for every test.
+"""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "gin-rummy-arena", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("gin-rummy-arena")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,7 +1,8 @@
 """Generate the transcript in docs/PROTOCOL.md: every line of a real game, both seats, in order.
 
 Two built-in greedy bots play one game through the real referee (:class:`arena.referee.Referee`)
-and in-process connections, which pass every message through the codec both ways. The rules
+and in-process connections, which pass every message through the codec both ways; the lines are
+taken off the wire (:func:`arena.wire.tap`). The rules
 are ``hoyle`` with ``game_target=1``, so the first hand won ends the game; the seed is chosen so
 that this hand shows most of the protocol (a pass on the first upcard, draws from both piles, a
 knock, a show-down with lay-offs). The block between ``<!-- transcript:begin -->`` and
@@ -24,12 +25,12 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `python docs/examples/transcript.py` from a checkout
     sys.path.append(str(ROOT))
 
-from arena.connection import Connection, InProcessConnection  # noqa: E402
+from arena import wire  # noqa: E402
+from arena.connection import InProcessConnection  # noqa: E402
 from arena.referee import Clock, GameOutcome, Referee  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from engine.rules import Rules  # noqa: E402
 from protocol import messages as m  # noqa: E402
-from protocol.codec import encode  # noqa: E402
 
 PROTOCOL_MD: Final = ROOT / "docs" / "PROTOCOL.md"
 BEGIN: Final = "<!-- transcript:begin -->"
@@ -49,51 +50,23 @@ class StaleError(ValueError):
     """docs/PROTOCOL.md lacks the transcript markers or has them more than once."""
 
 
-class Recording(Connection):
-    """A connection that writes down every line passing through another one, in order."""
-
-    def __init__(self, seat: int, inner: Connection, lines: list[Line]) -> None:
-        self.seat = seat
-        self.inner = inner
-        self.name = inner.name
-        self.lines = lines
-
-    def _log(self, direction: Direction, message: m.Message) -> None:
-        self.lines.append((self.seat, direction, encode(message).decode().rstrip("\n")))
-
-    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
-        self._log("->", hello)
-        ready = self.inner.start(hello, timeout)
-        self._log("<-", ready)
-        return ready
-
-    def send(self, message: m.Message) -> None:
-        self._log("->", message)
-        self.inner.send(message)
-
-    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
-        self._log("->", request)
-        reply, seconds = self.inner.ask(request, timeout)
-        self._log("<-", reply)
-        return reply, seconds
-
-    def close(self) -> None:
-        self.inner.close()
+ARROWS: Final[dict[str, Direction]] = {wire.TO_BOT: "->", wire.FROM_BOT: "<-"}
 
 
 def play(seed: int = SEED, rules: Rules = RULES) -> tuple[list[Line], GameOutcome]:
-    """Play one game between two greedy bots; return every line and the outcome."""
-    lines: list[Line] = []
+    """Play one game between two greedy bots; return every line on the wire and the outcome."""
     referee = Referee(rules, CLOCK, ids=random.Random(SEED))  # stable ids for a stable document
-    connections = [
-        Recording(seat, InProcessConnection("greedy", GreedyBot), lines) for seat in (0, 1)
-    ]
-    for seat, connection in enumerate(connections):
-        connection.start(referee.hello(seat, connections[1 - seat].name), CLOCK.startup)
-    outcome = referee.play_game(connections, seed)
-    for connection in connections:
-        connection.send(m.Quit(type="quit"))  # what the arena sends when the match is over
-        connection.close()
+    # Named by seat, so that the wire tells the two greedy bots apart.
+    connections = [InProcessConnection(f"seat {seat}", GreedyBot) for seat in (0, 1)]
+    seats = {connection.name: seat for seat, connection in enumerate(connections)}
+    with wire.tap() as tapped:
+        for seat, connection in enumerate(connections):
+            connection.start(referee.hello(seat, "greedy"), CLOCK.startup)
+        outcome = referee.play_game(connections, seed)
+        for connection in connections:
+            connection.send(m.Quit(type="quit"))  # what the arena sends when the match is over
+            connection.close()
+    lines = [(seats[t.bot], ARROWS[t.direction], t.text) for t in tapped if t.bot in seats]
     return lines, outcome
 
 

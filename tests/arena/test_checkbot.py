@@ -109,3 +109,14 @@ def test_the_command_exits_1_and_prints_a_line_per_check_on_failure(tmp_path: Pa
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("FAIL  handshake") and "0 passed, 1 failed" in done.stdout
+
+
+def test_a_bot_named_like_its_opponent_passes_every_check(tmp_path: Path) -> None:
+    """The checks read the bot's lines off the wire by its name: the built-in greedy, checked
+    against greedy, is told apart from its opponent (the wire names them greedy and opponent,
+    tests/arena/test_wire.py)."""
+    spec = BotSpec("greedy", builtin="greedy")
+    checks = {c.name: c for c in check_bot(spec, CLOCK, tmp_path, in_process=True, games=1)}
+    assert not failed(checks)
+    assert "every phase" in checks["situations covered"].detail
+    assert int(checks["response times"].detail.split()[0]) > 20

@@ -28,7 +28,8 @@ from engine.game import Game
 from engine.rules import HOYLE, Rules
 from protocol import messages as m
 from protocol.codec import encode
-from protocol.views import legal_models, observation_model
+from protocol.convert import legal_models
+from protocol.views import observation_model
 
 LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
 needs_linux = pytest.mark.skipif(not LINUX, reason="the reaper needs Linux and /proc")

@@ -1,6 +1,7 @@
 """Game records: a seeded match's record is accepted by ``judge`` and is the same, apart from
 times, every time and whether the bots run in-process or as subprocesses; records edited by hand
-are rejected at the right line; corrupt files are errors naming the line; the record schema
+are rejected at the right line, and records cut short in their last game are incomplete; corrupt
+files are errors naming the line; judge and replay play a record back alike; the record schema
 (docs/record.schema.json) and the examples of docs/RECORDS.md agree with the code."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from arena.cli import main
 from arena.connection import InProcessConnection
 from arena.judge import judge
 from arena.match import Match, game_seeds
+from arena.playback import Deal, End, Move, play_back
 from arena.record import (
     LINE_ADAPTER,
     ActionLine,
@@ -424,6 +426,69 @@ def test_gin_arena_replay_shows_a_forfeit(
     assert "    (the hand stops here)\n" in out
     assert "  quitter forfeits (crash): raised RuntimeError: tired\n" in out
     assert re.search(r"^  Game over: greedy wins, \d+-\d+ after \d+ hands$", out, re.MULTILINE)
+
+
+def cut_in_last_game(lines: list[Line], where: str) -> list[Line]:
+    """The record stopped in its last game: in the middle of a hand, or just after a hand
+    ended, or just after that game's first line (a match interrupted there)."""
+    start = max(i for i, line in enumerate(lines) if line["type"] == "game")
+    if where == "mid-hand":
+        stop = first(lines, lambda line: line["type"] == "action", start) + 7
+    elif where == "between hands":
+        stop = first(lines, lambda line: line["type"] == "hand_end", start) + 1
+    else:
+        stop = start + 1
+    return lines[:stop]
+
+
+@pytest.mark.parametrize("where", ["mid-hand", "between hands", "at the game line"])
+def test_a_record_cut_in_its_last_game_is_incomplete(
+    where: str, record: Path, tmp_path: Path
+) -> None:
+    lines = cut_in_last_game(lines_of(record), where)
+    game_line = max(i for i, line in enumerate(lines) if line["type"] == "game") + 1
+    cut = write_lines(tmp_path / "cut.jsonl", lines)
+    verdict = judge(cut)
+    assert verdict.disagreement is None and verdict.incomplete == game_line
+    assert not verdict.ok and verdict.games == GAMES - 1
+    done = run_cli("judge", str(cut))
+    counts = f"{verdict.games} games, {verdict.hands} hands, {verdict.actions} actions"
+    assert done.returncode == 1
+    assert done.stdout == (
+        f"{cut}: INCOMPLETE: the record stops in the middle of the game at line {game_line} "
+        f"(an interrupted match); what it holds agrees with the rules ({counts} checked)\n"
+    )
+
+
+def test_a_game_cut_short_before_the_last_is_a_disagreement(record: Path, tmp_path: Path) -> None:
+    lines = lines_of(record)
+    second = [i for i, line in enumerate(lines) if line["type"] == "game"][1]
+    edited = write_lines(tmp_path / "cut.jsonl", lines[: second - 3] + lines[second:])
+    verdict = judge(edited)
+    assert verdict.disagreement is not None and verdict.incomplete is None
+
+
+def test_judge_and_replay_play_the_record_back_alike(record: Path) -> None:
+    """Both read a record through arena.playback: the hands and actions the judge counts are the
+    ones the replay shows, and a record whose player is wrong stops both at that line."""
+    verdict = judge(record)
+    steps = [step for game in read_games(record) for step in play_back(game)]
+    assert sum(isinstance(step, Deal) for step in steps) == verdict.hands
+    assert sum(isinstance(step, Move) for step in steps) == verdict.actions
+    assert sum(isinstance(step, End) for step in steps) == GAMES
+
+
+def test_replay_stops_where_an_edited_record_cannot_be_played(
+    record: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = lines_of(record)
+    index = edit_action_player(lines)
+    edited = write_lines(tmp_path / "edited.jsonl", lines)
+    judged = judge(edited).disagreement
+    assert judged is not None and judged.line == index + 1
+    assert main(["replay", str(edited), "--game", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().splitlines()[-1].endswith(f"<- rejected: {judged.message}")
 
 
 # -- the schema and the documentation ---------------------------------------------------------

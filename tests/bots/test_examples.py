@@ -34,7 +34,8 @@ from engine.melds import best_discards, deadwood
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.codec import encode
-from protocol.views import engine_action, legal_models, observation_model
+from protocol.convert import engine_action, legal_models
+from protocol.views import observation_model
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "bots" / "examples"
@@ -169,7 +170,7 @@ def play_hand(conn: Connection, rules: Rules, hand: Hand, ids: Iterator[int]) ->
         request = m.Request(
             type="request",
             id=next(ids),
-            phase=hand.phase.value,
+            phase=hand.decision_phase,
             legal=legal_models(hand.legal_actions()),
             observation=observation_model(hand.observation(player), 1, [0, 0], rules.game_target),
             clock=m.Clock(move_ms=1000, bank_ms=0),

@@ -27,12 +27,13 @@ from bots.strong import (
     safest_arrangement,
     unseen_cards,
 )
-from engine.cards import FULL_DECK, cards_of, parse_card, parse_cards
+from engine.cards import CARD_NAMES, FULL_DECK, card_names, cards_of, parse_card, parse_cards
 from engine.hand import DRAW_DISCARD, Action, ActionKind, Hand
 from engine.melds import check_arrangement, deadwood, min_deadwood
 from engine.rules import Rules
 from protocol import messages as m
-from protocol.views import action_model, card_list, engine_action, legal_models, observation_model
+from protocol.convert import action_model, engine_action, legal_models
+from protocol.views import observation_model
 
 # -- through the arena ---------------------------------------------------------------------------
 
@@ -116,8 +117,8 @@ class Table:
                 type="hand_start",
                 hand_number=1,
                 dealer=1,
-                hand=card_list(self.hand.hands[0]),
-                upcard=card_list(1 << self.hand.first_upcard)[0],
+                hand=card_names(self.hand.hands[0]),
+                upcard=CARD_NAMES[self.hand.first_upcard],
                 stock_size=len(self.hand.stock),
                 knock_limit=self.hand.knock_limit,
                 scores=[0, 0],
@@ -136,7 +137,7 @@ class Table:
                     type="played",
                     player=player,
                     action=action_model(action),
-                    card=None if card is None else card_list(1 << card)[0],
+                    card=None if card is None else CARD_NAMES[card],
                 )
             )
 
@@ -146,7 +147,7 @@ class Table:
         request = m.Request(
             type="request",
             id=1,
-            phase=self.hand.phase.value,  # type: ignore[arg-type]
+            phase=self.hand.decision_phase,
             legal=legal_models(self.hand.legal_actions()),
             observation=observation_model(
                 self.hand.observation(0), 1, [0, 0], self.rules.game_target
@@ -335,11 +336,21 @@ def test_lay_off_risk_weighs_each_exposed_card_by_its_value() -> None:
 def test_knock_score_counts_lay_offs_undercuts_and_gin() -> None:
     run = parse_cards("AC 2C 3C")
     defender = parse_cards("4C 5H")  # lays off 4C, keeps 5 deadwood
-    assert knock_score([run], 2, defender, Rules()) == 3
-    assert knock_score([run], 5, defender, Rules()) == -10  # a tie is an undercut (R13)
-    assert knock_score([run], 5, defender, Rules().replace(undercut_on_tie=False)) == 0
-    assert knock_score([run], 7, defender, Rules()) == -12
-    assert knock_score([run], 0, defender, Rules()) == 9 + 25  # gin: no lay-offs (R14)
+    upcard = parse_card("9H")
+    assert knock_score([run], 2, defender, Rules(), upcard) == 3
+    assert knock_score([run], 5, defender, Rules(), upcard) == -10  # a tie is an undercut (R13)
+    assert knock_score([run], 5, defender, Rules().replace(undercut_on_tie=False), upcard) == 0
+    assert knock_score([run], 7, defender, Rules(), upcard) == -12
+    assert knock_score([run], 0, defender, Rules(), upcard) == 9 + 25  # gin: no lay-offs (R14)
+
+
+def test_knock_score_is_the_engines_score_with_the_oklahoma_double() -> None:
+    run = parse_cards("AC 2C 3C")
+    defender = parse_cards("4C 5H")
+    oklahoma = Rules.preset("oklahoma")
+    assert knock_score([run], 2, defender, oklahoma, parse_card("9S")) == 2 * 3  # R18
+    assert knock_score([run], 7, defender, oklahoma, parse_card("9S")) == -2 * 12
+    assert knock_score([run], 2, defender, oklahoma, parse_card("9H")) == 3
 
 
 def test_gin_outs() -> None:

@@ -16,6 +16,7 @@ from engine.cards import (
     CardError,
     CardSet,
     card_name,
+    card_names,
     card_value,
     cards_of,
     deadwood_value,
@@ -140,15 +141,17 @@ def test_parse_cards_names_the_bad_token() -> None:
         parse_cards(["AS", 5])  # type: ignore[list-item]
 
 
-def test_cards_of_and_format_cards_go_by_suit_then_rank() -> None:
+def test_cards_of_card_names_and_format_cards_go_by_suit_then_rank() -> None:
     mask = parse_cards("KS AC 2D QC TH")
     assert cards_of(mask) == [0, 11, 14, 35, 51]
+    assert card_names(mask) == ["AC", "QC", "2D", "TH", "KS"]
     assert format_cards(mask) == "AC QC 2D TH KS"
-    assert cards_of(0) == []
+    assert parse_cards(card_names(mask)) == mask
+    assert cards_of(0) == [] and card_names(0) == []
     assert format_cards(0) == ""
 
 
-@pytest.mark.parametrize("function", [cards_of, format_cards, deadwood_value])
+@pytest.mark.parametrize("function", [cards_of, card_names, format_cards, deadwood_value])
 def test_mask_helpers_reject_a_negative_mask(function: Callable[[int], object]) -> None:
     # A negative int never reaches zero by clearing its lowest bit: without a check these loops
     # run forever (reachable from Hand.apply through a declared meld, see test_hand.py).
@@ -156,7 +159,7 @@ def test_mask_helpers_reject_a_negative_mask(function: Callable[[int], object]) 
         function(-1)
 
 
-@pytest.mark.parametrize("function", [format_cards, deadwood_value])
+@pytest.mark.parametrize("function", [card_names, format_cards, deadwood_value])
 def test_mask_helpers_reject_bits_above_the_deck(function: Callable[[int], object]) -> None:
     with pytest.raises(CardError):
         function(int(parse_cards("AS")) | 1 << 52)

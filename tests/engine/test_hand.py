@@ -45,6 +45,7 @@ from engine.hand import (
     IllegalAction,
     Observation,
     Phase,
+    score_knock,
 )
 from engine.rules import HOYLE, Rules
 
@@ -997,3 +998,55 @@ def test_copy_of_a_finished_hand() -> None:
     copy = hand.copy()
     assert snapshot(copy) == snapshot(hand)
     assert copy.result == hand.result
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring a knock: the pure function the hand and the strong bot share.
+
+SPADE, HEART = parse_card("9S"), parse_card("9H")
+
+
+@pytest.mark.parametrize(
+    ("rules", "knocker", "defender", "big_gin", "upcard", "expected"),
+    [
+        (HOYLE, 4, 20, False, HEART, (HandEnd.KNOCK, 16, False)),  # R12
+        (HOYLE, 6, 6, False, HEART, (HandEnd.UNDERCUT, 10, False)),  # a tie is an undercut, R13
+        (HOYLE.replace(undercut_on_tie=False), 6, 6, False, HEART, (HandEnd.KNOCK, 0, False)),
+        (HOYLE, 8, 3, False, HEART, (HandEnd.UNDERCUT, 5 + 10, False)),  # R13
+        (HOYLE, 0, 0, False, HEART, (HandEnd.GIN, 25, False)),  # never undercut, R14
+        (HOYLE, 0, 40, True, HEART, (HandEnd.BIG_GIN, 40 + 31, False)),  # R19
+        (Rules.preset("oklahoma"), 4, 20, False, SPADE, (HandEnd.KNOCK, 32, True)),  # R18
+        (Rules.preset("oklahoma"), 8, 3, False, SPADE, (HandEnd.UNDERCUT, 30, True)),
+        (Rules.preset("oklahoma"), 0, 40, True, SPADE, (HandEnd.BIG_GIN, 142, True)),
+        (Rules.preset("oklahoma"), 4, 20, False, HEART, (HandEnd.KNOCK, 16, False)),
+        (HOYLE, 4, 20, False, SPADE, (HandEnd.KNOCK, 16, False)),  # no Oklahoma, no double
+    ],
+)
+def test_score_knock(
+    rules: Rules,
+    knocker: int,
+    defender: int,
+    *,
+    big_gin: bool,
+    upcard: int,
+    expected: tuple[HandEnd, int, bool],
+) -> None:
+    assert score_knock(rules, knocker, defender, first_upcard=upcard, big_gin=big_gin) == expected
+
+
+def test_big_gin_with_deadwood_is_no_score() -> None:
+    with pytest.raises(ValueError, match="R19"):
+        score_knock(HOYLE, 3, 20, first_upcard=HEART, big_gin=True)
+
+
+def test_a_hand_scores_its_knock_with_score_knock() -> None:
+    hand = dealt(KNOCKER_4, DEFENDER_LAYS_OFF)
+    hand.apply(KNOCKS[parse_card("9S")])
+    result = hand.result
+    assert result is not None and result.show_down is not None
+    show = result.show_down
+    end, points, doubled = score_knock(
+        hand.rules, show.knocker_deadwood, show.defender_deadwood, first_upcard=hand.first_upcard
+    )
+    assert (result.end, result.points, result.doubled) == (end, points, doubled)
+    assert result.winner == (1 - show.knocker if end is HandEnd.UNDERCUT else show.knocker)

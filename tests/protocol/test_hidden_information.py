@@ -1,10 +1,14 @@
 """Hidden information never reaches a bot (issue 4, "Security and bad input").
 
 The property: changing anything a player cannot know (the opponent's hidden cards, the stock
-order, the seed) never changes a byte of any message that player receives. Each trial plays a
-hand through the real referee, works out which cards player P never sees, deals a second deck
-that moves only those cards around (with another seed), replays the same actions and compares
-every line P received in the two runs.
+order, the seed) never changes a byte of any message that player receives. The boundary is
+protocol/views.py: every message about the cards (``hand_start``, a request's ``observation``,
+``played``, ``show_down``, ``hand_end``) is built there from the seat's own observation, and the
+referee sends nothing else about them. Each trial plays a hand through the real referee, works
+out which cards player P never sees, deals a second deck that moves only those cards around (with
+another seed), replays the same actions and compares every line P received in the two runs, as
+taken off the wire (arena.wire.tap); every one of those kinds of message is among the lines
+compared.
 
 What P sees: its own deal, the first upcard, the cards it draws from the stock and every card
 that is ever on the discard pile. A show-down (R10) reveals both hands, so when the hand ends
@@ -16,20 +20,22 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import pytest
-from protocol_harness import Answer, Scripted, replaying, sdk_bot
 
+from arena import wire
+from arena.connection import InProcessConnection
 from arena.referee import GameOutcome, Referee
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
-from bots.sdk import Bot
+from bots.sdk import Bot, View
 from engine.cards import CARD_NAMES, FULL_DECK
 from engine.game import Game
-from engine.hand import Hand
+from engine.hand import Action, Hand
 from engine.rules import PRESETS, Rules
 from protocol import messages as m
-from protocol.views import engine_action
+from protocol.convert import engine_action
 
 RULES: dict[str, Rules] = {
     **PRESETS,
@@ -44,15 +50,49 @@ PAIRS = [("greedy", "greedy"), ("greedy", "random"), ("random", "greedy"), ("ran
 SEEDS = range(6)
 
 
+class Replaying(Bot):
+    """Answers every request with the next of ``actions``, whatever it is asked."""
+
+    def __init__(self, actions: Sequence[m.Action]) -> None:
+        super().__init__()
+        self.script = iter(actions)
+
+    def choose(self, view: View) -> Action:
+        return engine_action(next(self.script))
+
+
+@dataclass
+class Seat:
+    """What one seat received and answered, as the wire carried it."""
+
+    received: list[bytes]
+    actions: list[m.Action]
+
+
 def play(
-    rules: Rules, seed: int, deck: Sequence[int], dealer: int, answers: Sequence[Answer]
-) -> tuple[list[Scripted], GameOutcome]:
-    """One hand through the referee, dealt from ``deck``, each seat played by ``answers``."""
+    rules: Rules, seed: int, deck: Sequence[int], dealer: int, bots: Sequence[Bot]
+) -> tuple[list[Seat], GameOutcome]:
+    """One hand through the referee, dealt from ``deck``, each seat played by ``bots``."""
     referee = Referee(rules, ids=random.Random(0))  # request ids are random: fix them here
-    seats = [Scripted(f"p{seat}", answers[seat]) for seat in (0, 1)]
-    for seat, connection in enumerate(seats):
-        connection.start(referee.hello(seat, f"p{1 - seat}"), 1.0)
-    outcome = referee.play_game(seats, seed, single_hand=True, decks=[deck], first_dealer=dealer)
+    connections = [
+        InProcessConnection(f"p{seat}", lambda bot=bot: bot) for seat, bot in enumerate(bots)
+    ]
+    with wire.tap() as lines:
+        for seat, connection in enumerate(connections):
+            connection.start(referee.hello(seat, f"p{1 - seat}"), 1.0)
+        outcome = referee.play_game(
+            connections, seed, single_hand=True, decks=[deck], first_dealer=dealer
+        )
+    seats = []
+    for connection in connections:
+        mine = [line for line in lines if line.bot == connection.name]
+        replies = [line.message() for line in mine if line.direction == wire.FROM_BOT]
+        seats.append(
+            Seat(
+                [line.line for line in mine if line.direction == wire.TO_BOT],
+                [reply.action for reply in replies if isinstance(reply, m.Reply)],
+            )
+        )
     return seats, outcome
 
 
@@ -106,12 +146,13 @@ def test_what_a_player_cannot_know_never_changes_what_it_receives(preset: str) -
     rng = random.Random(preset)
     endings = {True: 0, False: 0}
     opponent_views_changed = 0
+    kinds: set[str] = set()
     for seed in SEEDS:
         for pair in PAIRS:
             game = Game(rules, seed)
             deck, dealer = game.hand.deck, game.dealer
             bots = [PLAYERS[name](seed + seat) for seat, name in enumerate(pair)]
-            first, outcome = play(rules, seed, deck, dealer, [sdk_bot(b) for b in bots])
+            first, outcome = play(rules, seed, deck, dealer, bots)
             assert outcome.failure is None, outcome.failure
             actions = [first[0].actions, first[1].actions]
             for player in (0, 1):
@@ -120,7 +161,7 @@ def test_what_a_player_cannot_know_never_changes_what_it_receives(preset: str) -
                 other_deck = shuffle_hidden(deck, seen, rng)
                 other_seed = seed + 1_000_003
                 second, other = play(
-                    rules, other_seed, other_deck, dealer, [replaying(a) for a in actions]
+                    rules, other_seed, other_deck, dealer, [Replaying(a) for a in actions]
                 )
                 assert other.failure is None, (
                     f"the replay on the second deck broke a rule: {other.failure}"
@@ -135,9 +176,22 @@ def test_what_a_player_cannot_know_never_changes_what_it_receives(preset: str) -
                 )
                 if first[1 - player].received != second[1 - player].received:
                     opponent_views_changed += 1
+                kinds.update(_kinds(mine))
     # Not vacuous: both kinds of ending occurred, and the decks really differed where it shows.
     assert endings[True] and endings[False], endings
     assert opponent_views_changed, "no trial changed what the opponent saw"
+    # Every message built in protocol.views was compared, a card drawn from the stock included.
+    wanted = {"hand_start", "request", "played", "played with a card", "show_down", "hand_end"}
+    assert wanted <= kinds, kinds
+
+
+def _kinds(lines: list[bytes]) -> set[str]:
+    kinds = set()
+    for message in map(json.loads, lines):
+        kinds.add(message["type"])
+        if message["type"] == "played" and "card" in message:
+            kinds.add("played with a card")
+    return kinds
 
 
 def _played(lines: list[bytes]) -> list[dict[str, object]]:
@@ -148,8 +202,8 @@ def _played(lines: list[bytes]) -> list[dict[str, object]]:
 def test_a_stock_card_goes_only_to_its_drawer_and_a_pile_card_to_both(seed: int) -> None:
     rules = Rules()
     game = Game(rules, seed)
-    answers = [sdk_bot(GreedyBot()), sdk_bot(RandomBot(seed))]
-    seats, outcome = play(rules, seed, game.hand.deck, game.dealer, answers)
+    bots = [GreedyBot(), RandomBot(seed)]
+    seats, outcome = play(rules, seed, game.hand.deck, game.dealer, bots)
     assert outcome.failure is None
     views = [_played(seats[0].received), _played(seats[1].received)]
     assert len(views[0]) == len(views[1]) > 0
@@ -175,8 +229,8 @@ def test_the_seed_is_in_no_message() -> None:
     seed = 0x5EED_1234_5678_9ABC
     rules = Rules()
     game = Game(rules, seed)
-    answers = [sdk_bot(GreedyBot()), sdk_bot(GreedyBot())]
-    seats, outcome = play(rules, seed, game.hand.deck, game.dealer, answers)
+    bots = [GreedyBot(), GreedyBot()]
+    seats, outcome = play(rules, seed, game.hand.deck, game.dealer, bots)
     assert outcome.failure is None
     for seat in seats:
         text = b"".join(seat.received)

@@ -11,13 +11,14 @@ import pytest
 
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
-from bots.sdk import Bot, View
+from bots.sdk import Bot, SessionError, View
 from engine.game import Game
 from engine.hand import IllegalAction
 from engine.rules import PRESETS, Rules
 from protocol import messages as m
 from protocol.codec import decode, encode
-from protocol.views import engine_action, legal_models, observation_model
+from protocol.convert import engine_action, legal_models
+from protocol.views import observation_model
 
 
 def hello(versions: list[int] | None = None, rules: Rules | None = None) -> bytes:
@@ -39,7 +40,7 @@ def request(game: Game, request_id: int) -> m.Request:
     return m.Request(
         type="request",
         id=request_id,
-        phase=hand.phase.value,  # type: ignore[arg-type]
+        phase=hand.decision_phase,
         legal=legal_models(hand.legal_actions()),
         observation=observation_model(
             hand.observation(hand.to_move), game.hand_number, game.scores, game.rules.game_target
@@ -94,7 +95,13 @@ def test_no_common_version_exits_2_with_a_message_on_stderr(
     status, out = run(GreedyBot(), hello([7, 8]), FIRST_REQUEST)
     assert status == 2 and out == []
     err = capsys.readouterr().err
-    assert "[7, 8]" in err and "[1]" in err
+    assert "no common protocol version" in err and "[7, 8]" in err and "[1]" in err
+
+
+def test_no_common_version_is_a_session_error_of_the_sdk() -> None:
+    message = decode(hello([7, 8]))
+    with pytest.raises(SessionError, match="no common protocol version"):
+        GreedyBot().handle(message)
 
 
 def test_a_request_gets_a_reply_echoing_its_id() -> None:

@@ -1,4 +1,4 @@
-"""protocol.views: engine values to protocol messages and back."""
+"""protocol.convert and protocol.views: engine values to protocol messages and back."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.cards import CARD_NAMES, parse_cards
+from engine.cards import CARD_NAMES, card_names, parse_cards
 from engine.deck import shuffled_deck
 from engine.game import Game
 from engine.hand import (
@@ -23,16 +23,8 @@ from engine.hand import (
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.codec import decode, encode
-from protocol.views import (
-    action_model,
-    card_list,
-    card_mask,
-    engine_action,
-    hand_end_model,
-    legal_models,
-    observation_model,
-    show_down_model,
-)
+from protocol.convert import action_model, card_mask, engine_action, legal_models
+from protocol.views import hand_end_model, observation_model, show_down_model
 
 KNOCKS_WITH_MELDS = [
     Action.parse("knock 9C / AS 2S 3S / 7C 7D 7H"),
@@ -94,9 +86,9 @@ def test_melds_may_be_written_in_any_card_order() -> None:
 
 def test_card_lists_are_by_suit_then_rank_and_round_trip() -> None:
     mask = parse_cards("KS TD AC 2C 10H")
-    assert card_list(mask) == ["AC", "2C", "TD", "TH", "KS"]
-    assert card_mask(card_list(mask)) == mask
-    assert card_list(0) == [] and card_mask([]) == 0
+    assert card_names(mask) == ["AC", "2C", "TD", "TH", "KS"]
+    assert card_mask(card_names(mask)) == mask
+    assert card_names(0) == [] and card_mask([]) == 0
 
 
 def test_legal_models_keep_the_engine_order() -> None:

@@ -1,0 +1,38 @@
+"""``gin-arena replay``: a record's games, hand by hand, for people."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from arena.record import read_games
+from arena.replay import render
+
+HELP = "show a recorded game hand by hand"
+DESCRIPTION = """\
+Show the games of a record file (written by gin-arena match --record) hand by hand: the deal,
+every action with the card drawn and the time taken, the show-down and the scores.
+
+examples:
+  gin-arena replay games.jsonl
+  gin-arena replay games.jsonl --game 3
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("record", type=Path, metavar="FILE", help="a record file (JSON Lines)")
+    parser.add_argument("--game", type=int, help="show only this game (numbered from 1)")
+
+
+def run(args: argparse.Namespace) -> int:
+    games = read_games(args.record)
+    if args.game is not None:
+        if not 1 <= args.game <= len(games):
+            raise ValueError(f"no game {args.game}: the record holds {len(games)} games")
+        games = [games[args.game - 1]]
+    for index, game in enumerate(games):
+        if index:
+            print()
+        for line in render(game):
+            print(line)
+    return 0

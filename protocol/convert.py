@@ -1,0 +1,72 @@
+"""Conversions between the engine's values and the protocol's: cards and card masks, actions and
+lists of legal actions. Which seat may see what is decided in :mod:`protocol.views`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from engine.cards import CARD_NAMES, card_names, parse_card
+from engine.hand import (
+    BIG_GIN,
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    KNOCKS,
+    PASS,
+    ActionKind,
+)
+from engine.hand import Action as EngineAction
+from protocol.messages import Action, DiscardAction, DrawAction, KnockAction, PassAction
+
+_PASS = PassAction(kind="pass")
+_DRAW_STOCK = DrawAction(kind="draw", source="stock")
+_DRAW_DISCARD = DrawAction(kind="draw", source="discard")
+_DISCARDS = tuple(DiscardAction(kind="discard", card=CARD_NAMES[c]) for c in range(52))
+_KNOCKS = tuple(KnockAction(kind="knock", card=CARD_NAMES[c]) for c in range(52))
+_BIG_GIN = KnockAction(kind="knock")
+
+
+def card_mask(cards: Iterable[str]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << parse_card(card)
+    return mask
+
+
+def action_model(action: EngineAction) -> Action:
+    """The protocol form of an engine action."""
+    kind = action.kind
+    if kind is ActionKind.PASS:
+        return _PASS
+    if kind is ActionKind.DRAW_STOCK:
+        return _DRAW_STOCK
+    if kind is ActionKind.DRAW_DISCARD:
+        return _DRAW_DISCARD
+    if kind is ActionKind.DISCARD:
+        assert action.card is not None
+        return _DISCARDS[action.card]
+    if action.melds is None:
+        return _BIG_GIN if action.card is None else _KNOCKS[action.card]
+    return KnockAction(
+        kind="knock",
+        card=None if action.card is None else CARD_NAMES[action.card],
+        melds=[card_names(m) for m in action.melds],
+    )
+
+
+def engine_action(model: Action) -> EngineAction:
+    """The engine form of a protocol action (legality is the engine's to check)."""
+    if isinstance(model, PassAction):
+        return PASS
+    if isinstance(model, DrawAction):
+        return DRAW_STOCK if model.source == "stock" else DRAW_DISCARD
+    if isinstance(model, DiscardAction):
+        return DISCARDS[parse_card(model.card)]
+    card = None if model.card is None else parse_card(model.card)
+    if model.melds is None:
+        return BIG_GIN if card is None else KNOCKS[card]
+    return EngineAction(ActionKind.KNOCK, card, tuple(card_mask(m) for m in model.melds))
+
+
+def legal_models(actions: Sequence[EngineAction]) -> list[Action]:
+    return [action_model(a) for a in actions]
