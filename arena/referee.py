@@ -29,7 +29,7 @@ from typing import ClassVar, Final, Protocol
 
 from arena.connection import BotCrashed, BotError, Connection, IllegalMove
 from engine import __version__ as engine_version
-from engine.game import Game, GameResult
+from engine.game import Game, GameEnd, GameResult
 from engine.hand import Action as EngineAction
 from engine.hand import ActionKind, IllegalAction
 from engine.rules import Rules
@@ -49,7 +49,7 @@ QUIT_SECONDS = 2.0
 """The default time a bot has to exit after ``quit`` before its processes are killed."""
 REFEREE: Final = "referee"
 """The reason of a game ended by the referee's own failure (drawn, never a bot's forfeit)."""
-HAND_LIMIT: Final = "hand_limit"
+HAND_LIMIT: Final = GameEnd.HAND_LIMIT.value
 """The reason of a game ended at the hand limit (R22)."""
 _ID_LIMIT: Final = 2**31
 
@@ -131,7 +131,7 @@ class GameOutcome:
     @staticmethod
     def reason_of(result: GameResult | None) -> str:
         """The reason of a game that ended by the rules: ``normal`` or ``hand_limit``."""
-        return HAND_LIMIT if result is not None and result.end == "hand_limit" else "normal"
+        return HAND_LIMIT if result is not None and result.end is GameEnd.HAND_LIMIT else "normal"
 
 
 class Recorder(Protocol):

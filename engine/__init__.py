@@ -22,7 +22,7 @@ from engine.cards import (
     parse_cards,
 )
 from engine.deck import SplitMix64, shuffled_deck
-from engine.game import Game, GameError, GameResult
+from engine.game import Game, GameEnd, GameError, GameResult
 from engine.hand import (
     BIG_GIN,
     DECISION_PHASES,
@@ -88,6 +88,7 @@ __all__ = [
     "CardSet",
     "DecisionPhase",
     "Game",
+    "GameEnd",
     "GameError",
     "GameResult",
     "Hand",

@@ -7,9 +7,9 @@ lowest bit picks the first dealer, then every deal, drawn ones included, shuffle
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from engine.deck import SplitMix64
 from engine.hand import Action, Hand, HandResult, Phase
@@ -18,6 +18,15 @@ from engine.rules import HOYLE, Rules
 
 class GameError(RuntimeError):
     """A game was driven out of order (a new hand before the last one ended, or after the end)."""
+
+
+class GameEnd(enum.StrEnum):
+    """How a game ended."""
+
+    TARGET = "target"
+    """A player reached the target (R15)."""
+    HAND_LIMIT = "hand_limit"
+    """Nobody had after O17 hands: decided on points, or drawn (R22)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +43,11 @@ class GameResult:
     game_bonus: int
     line_bonus: tuple[int, int]
     hands_played: int
-    end: Literal["target", "hand_limit"] = "target"
+    end: GameEnd = GameEnd.TARGET
 
     def __str__(self) -> str:
         after = f"after {self.hands_played} hands"
-        if self.end == "hand_limit":
+        if self.end is GameEnd.HAND_LIMIT:
             after += " (the hand limit)"
         if self.winner is None:
             return f"drawn {self.scores[0]}-{self.scores[1]} {after}"
@@ -128,12 +137,12 @@ class Game:
         if len(self.results) < self.rules.hand_limit:
             return
         a, b = self.scores
-        self._end(None if a == b else (0 if a > b else 1), "hand_limit")
+        self._end(None if a == b else (0 if a > b else 1), GameEnd.HAND_LIMIT)
 
-    def _end(self, winner: int | None, end: Literal["target", "hand_limit"] = "target") -> None:
+    def _end(self, winner: int | None, end: GameEnd = GameEnd.TARGET) -> None:
         rules = self.rules
         bonus = 0
-        if end == "target":  # R16: the game bonuses go to a player who reached the target
+        if end is GameEnd.TARGET:  # R16: the game bonuses go to a player who reached the target
             assert winner is not None
             loser = 1 - winner
             bonus = rules.game_bonus + (rules.shutout_bonus if self.scores[loser] == 0 else 0)
