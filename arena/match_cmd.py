@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import secrets
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -118,10 +119,13 @@ def run(args: argparse.Namespace) -> int:
     unit = "hand" if args.hands is not None else "game"
     played: list[GameReport] = []
 
+    interrupt = Interrupt()
+
     def progress(report: GameReport, result: MatchResult) -> None:
         played.append(report)
         if not args.json:
             print(describe(report, names, unit), flush=True)
+        interrupt.check()
 
     if not args.json:
         print(
@@ -133,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         try:
-            result = match.play(record=None if record is None else record.open(), on_game=progress)
+            with interrupt:
+                result = match.play(
+                    record=None if record is None else record.open(), on_game=progress
+                )
         finally:
             if record is not None:
                 record.close()
@@ -157,6 +164,31 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(summary(result, unit))
     return 0
+
+
+class Interrupt:
+    """Ctrl-C during a match. Python raises KeyboardInterrupt wherever the main thread is, and
+    drops it when that is a finaliser ("Exception ignored in ..."); so the handler also notes the
+    signal, and :meth:`check`, called after each game, raises it again: a match always stops."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._previous: object = None
+
+    def __enter__(self) -> Interrupt:
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
 
 
 class RecordFile:

