@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from engine.deck import SplitMix64
 from engine.hand import Action, Hand, HandResult, Phase
+from engine.modes import Mode
 from engine.rules import HOYLE, Rules
 
 
@@ -88,6 +89,28 @@ class Game:
     @property
     def is_over(self) -> bool:
         return self.result is not None
+
+    mode: Mode = Mode.TWO_PLAYER
+    """The format (:mod:`engine.formats` has the others)."""
+
+    @property
+    def seated(self) -> tuple[int, int]:
+        """The players in the current hand's seats 0 and 1: always both players."""
+        return (0, 1)
+
+    @property
+    def table(self) -> int:
+        return 0
+
+    @property
+    def next_seating(self) -> tuple[tuple[int, int], int]:
+        """The players of the hand :meth:`next_hand` deals, by seat, and the seat that deals."""
+        return (0, 1), self.dealer
+
+    @property
+    def hand_scores(self) -> tuple[int, int]:
+        """The game scores of the current hand's seats."""
+        return (self.scores[0], self.scores[1])
 
     def _deal(self, deck: Sequence[int] | None) -> Hand:
         order = self._rng.shuffled_deck() if deck is None else deck
