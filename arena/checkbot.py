@@ -93,7 +93,14 @@ class _Seen:
     def game_start(self, tags: dict[str, object]) -> None:
         pass
 
-    def hand_start(self, number: int, dealer: int, deck: Sequence[int]) -> None:
+    def hand_start(
+        self,
+        number: int,
+        dealer: int,
+        deck: Sequence[int],
+        players: tuple[int, int] = (0, 1),
+        table: int = 0,
+    ) -> None:
         pass
 
     def action(self, player: int, action: Action, seconds: float) -> None:

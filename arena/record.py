@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from arena.referee import GameOutcome
 from engine.cards import CARD_NAMES, parse_card
 from engine.hand import Action as EngineAction
+from engine.modes import Mode
 from protocol import messages as m
 
 RECORD_FORMAT = 1
@@ -46,10 +47,15 @@ class GameLine(_Line):
     rules: dict[str, int | bool | str]
     engine_version: str
     protocol_version: int
-    first_dealer: int = Field(ge=0, le=1)
+    mode: m.ModeName = Mode.TWO_PLAYER
+    first_dealer: int = Field(
+        ge=0, le=2, description="A player; in partnership the dealing team (R4, R24, R25)."
+    )
     single_hand: bool = Field(default=False, description="Only the first hand is played.")
     date: str = ""
-    bots: list[BotTag] = Field(min_length=2, max_length=2, description="By seat.")
+    bots: list[BotTag] = Field(
+        min_length=2, max_length=4, description="By seat, or by player in other formats."
+    )
     time: dict[str, float] = Field(default_factory=dict)
     match: dict[str, Any] = Field(default_factory=dict)
 
@@ -61,10 +67,18 @@ class HandLine(_Line):
     hand: int
     dealer: int = Field(ge=0, le=1)
     deck: list[m.Card] = Field(min_length=52, max_length=52)
+    players: list[int] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=2,
+        description="Formats other than two-player: the players in seats 0 and 1 of this hand.",
+    )
+    table: int | None = Field(default=None, ge=0, le=1, description="Partnership: the table.")
 
 
 class ActionLine(_Line):
-    """One action in the engine's notation, with the time its bot took."""
+    """One action in the engine's notation, with the time its bot took; ``player`` is the
+    hand's seat."""
 
     type: Literal["action"]
     player: int = Field(ge=0, le=1)
@@ -85,7 +99,7 @@ class HandEndLine(_Line):
 
 
 class FailureTag(_Line):
-    seat: int
+    seat: int = Field(description="The seat, or in other formats the player, that failed.")
     reason: str
     message: str
     rule: str = ""
@@ -96,11 +110,12 @@ class GameEndLine(_Line):
     winner: int | None = Field(
         default=None,
         ge=0,
-        le=1,
-        description="None: a drawn game (a drawn single hand, level at the hand limit, or "
-        "abandoned by the referee).",
+        le=2,
+        description="A seat, or a player (Hollywood, three-player) or team (partnership). None: "
+        "a drawn game (a drawn single hand, level at the hand limit, or abandoned by the "
+        "referee).",
     )
-    scores: list[int]
+    scores: list[int] = Field(description="By seat, player or team, as `winner`.")
     hands: int
     reason: str = Field(
         default="normal",
@@ -147,22 +162,38 @@ class Writer:
     date: str = ""
     match: dict[str, Any] = field(default_factory=dict)
     _hand: int = 0
+    _mode: Mode = Mode.TWO_PLAYER
 
     def _write(self, line: BaseModel) -> None:
         self.stream.write(_dump(line) + "\n")
 
     def game_start(self, tags: dict[str, object]) -> None:
         bots = tags.pop("bots", None) or list(self.bots)
-        self._write(
-            GameLine.model_validate(
-                {"type": "game", **tags, "date": self.date, "bots": bots, "match": self.match}
-            )
+        line = GameLine.model_validate(
+            {"type": "game", **tags, "date": self.date, "bots": bots, "match": self.match}
         )
+        self._mode = line.mode
+        self._write(line)
 
-    def hand_start(self, number: int, dealer: int, deck: Sequence[int]) -> None:
+    def hand_start(
+        self,
+        number: int,
+        dealer: int,
+        deck: Sequence[int],
+        players: tuple[int, int] = (0, 1),
+        table: int = 0,
+    ) -> None:
         self._hand = number
+        other = self._mode is not Mode.TWO_PLAYER
         self._write(
-            HandLine(type="hand", hand=number, dealer=dealer, deck=[CARD_NAMES[c] for c in deck])
+            HandLine(
+                type="hand",
+                hand=number,
+                dealer=dealer,
+                deck=[CARD_NAMES[c] for c in deck],
+                players=list(players) if other else None,
+                table=table if self._mode is Mode.PARTNERSHIP else None,
+            )
         )
 
     def action(self, player: int, action: EngineAction, seconds: float) -> None:

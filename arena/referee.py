@@ -29,13 +29,17 @@ from typing import ClassVar, Final, Protocol
 
 from arena.connection import BotCrashed, BotError, Connection, IllegalMove
 from engine import __version__ as engine_version
-from engine.game import Game, GameEnd, GameResult
+from engine.formats import FormatResult, Hollywood, Session, new_session
+from engine.game import GameEnd, GameResult
 from engine.hand import Action as EngineAction
-from engine.hand import ActionKind, IllegalAction
+from engine.hand import ActionKind, HandResult, IllegalAction
+from engine.modes import FormatError, Mode
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.convert import engine_action, legal_models
 from protocol.views import (
+    HandMessage,
+    as_seat_zero,
     hand_end_model,
     hand_start_model,
     observation_model,
@@ -97,7 +101,8 @@ class Clock:
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """Why a game did not finish normally."""
+    """Why a game did not finish normally. ``seat`` is the player who failed (in two-player
+    games, its seat)."""
 
     seat: int
     reason: str
@@ -107,17 +112,20 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class GameOutcome:
-    """A game's result by seat. ``failure`` is set when a bot forfeited; ``error`` when the
-    referee itself failed (the game is then drawn, ``winner`` None)."""
+    """A game's result by side: a seat of a two-player game, a player of the Hollywood and
+    three-player formats, a team in partnership (team 0: players 0 and 2). ``failure`` is set when
+    a bot forfeited; ``error`` when the referee itself failed (the game is then drawn, ``winner``
+    None). ``move_seconds`` is by player."""
 
     winner: int | None
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     hands: int
-    result: GameResult | None
+    result: GameResult | FormatResult | None
     failure: Failure | None = None
     seconds: float = 0.0
-    move_seconds: tuple[float, float] = (0.0, 0.0)
+    move_seconds: tuple[float, ...] = (0.0, 0.0)
     error: str | None = None
+    mode: Mode = Mode.TWO_PLAYER
 
     @property
     def reason(self) -> str:
@@ -129,7 +137,7 @@ class GameOutcome:
         return self.reason_of(self.result)
 
     @staticmethod
-    def reason_of(result: GameResult | None) -> str:
+    def reason_of(result: GameResult | FormatResult | None) -> str:
         """The reason of a game that ended by the rules: ``normal`` or ``hand_limit``."""
         return HAND_LIMIT if result is not None and result.end is GameEnd.HAND_LIMIT else "normal"
 
@@ -139,7 +147,14 @@ class Recorder(Protocol):
 
     def game_start(self, tags: dict[str, object]) -> None: ...
 
-    def hand_start(self, number: int, dealer: int, deck: Sequence[int]) -> None: ...
+    def hand_start(
+        self,
+        number: int,
+        dealer: int,
+        deck: Sequence[int],
+        players: tuple[int, int] = (0, 1),
+        table: int = 0,
+    ) -> None: ...
 
     def action(self, player: int, action: EngineAction, seconds: float) -> None: ...
 
@@ -189,15 +204,22 @@ class Referee:
         single_hand: bool = False,
         decks: Sequence[Sequence[int]] = (),
         first_dealer: int | None = None,
+        mode: Mode = Mode.TWO_PLAYER,
+        names: Sequence[str] = (),
     ) -> GameOutcome:
-        """Play one game from ``seed`` (only its first hand with ``single_hand``; that hand's
-        winner, if any, wins). A bot's failure forfeits the game to its opponent.
+        """Play one game from ``seed`` in ``mode``, ``connections`` by player (only its first hand
+        with ``single_hand``, two players only; that hand's winner, if any, wins). A bot's failure
+        forfeits the game (see :func:`forfeit_winner`).
 
         ``decks`` (scripted deals, as the bot checker uses) replace the seeded deals of the first
         hands, and ``first_dealer`` the seeded first dealer; such a game cannot be re-judged from
-        its seed alone."""
+        its seed alone. ``names`` are the bots' names by player, told to them in other formats."""
+        if len(connections) != mode.players:
+            raise FormatError(f"{mode} takes {mode.players} bots, got {len(connections)}")
+        if single_hand and mode is not Mode.TWO_PLAYER:
+            raise FormatError(f"single hands (--hands) do not apply to {mode}: it plays games")
         seats = [_Seat(c, self.clock.bank) for c in connections]
-        game = Game(self.rules, seed, first_dealer, decks[0] if decks else None)
+        game = new_session(mode, self.rules, seed, first_dealer, decks[0] if decks else None)
         started = time.perf_counter()
         if self.recorder:
             self._record(
@@ -208,6 +230,7 @@ class Referee:
                     "rules": self.rules.to_dict(),
                     "engine_version": engine_version,
                     "protocol_version": m.PROTOCOL_VERSIONS[-1],
+                    **({} if mode is Mode.TWO_PLAYER else {"mode": mode.value}),
                     "first_dealer": game.dealer,
                     "single_hand": single_hand,
                     "time": {
@@ -219,20 +242,19 @@ class Referee:
                 },
             )
         try:
-            for seat in (0, 1):
-                _send(
-                    seats,
-                    seat,
-                    m.GameStart(
-                        type="game_start",
-                        game=number,
-                        seat=seat,
-                        target=self.rules.game_target,
-                        single_hand=single_hand,
-                    ),
-                )
+            for player in range(mode.players):
+                start = _game_start(mode, number, player, self.rules, names)
+                _send(seats, player, start.model_copy(update={"single_hand": single_hand}))
+            round_hands: list[tuple[int, tuple[int, int], int, HandResult]] = []
             while True:
-                self._play_hand(game, seats)
+                players, table, dealer = game.seated, game.table, game.hand.dealer
+                result = self._play_hand(game, seats)
+                round_hands.append((table, players, players[dealer], result))
+                if mode is not Mode.TWO_PLAYER and (mode is not Mode.PARTNERSHIP or table == 1):
+                    notice = _round_end(game, len(game.results), round_hands)
+                    round_hands = []
+                    for player in range(mode.players):
+                        _send(seats, player, notice)
                 if game.result is not None or single_hand:
                     break
                 game.next_hand(decks[len(game.results)] if len(game.results) < len(decks) else None)
@@ -247,14 +269,16 @@ class Referee:
                 return self._decided(game, seats, started, single_hand)
             failed = error.seat
             failure = Failure(failed, error.reason, error.detail, getattr(error, "rule", ""))
+            scores = standing(game)
             outcome = GameOutcome(
-                winner=1 - failed,
-                scores=(game.scores[0], game.scores[1]),
+                winner=forfeit_winner(mode, failed, scores),
+                scores=scores,
                 hands=len(game.results),
                 result=None,
                 failure=failure,
                 seconds=time.perf_counter() - started,
-                move_seconds=(seats[0].used, seats[1].used),
+                move_seconds=tuple(s.used for s in seats),
+                mode=mode,
             )
             self._notify_end(seats, outcome)
             return outcome
@@ -263,7 +287,7 @@ class Referee:
         return self._decided(game, seats, started, single_hand)
 
     def _referee_failed(
-        self, game: Game, seats: list[_Seat], started: float, error: BaseException
+        self, game: Session, seats: list[_Seat], started: float, error: BaseException
     ) -> GameOutcome:
         """End a game that the referee could not go on with: drawn, with the error kept."""
         where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
@@ -272,12 +296,13 @@ class Referee:
         log.error("game abandoned by the referee: %s", message, exc_info=error)
         outcome = GameOutcome(
             winner=None,
-            scores=(game.scores[0], game.scores[1]),
+            scores=standing(game),
             hands=len(game.results),
             result=None,
             seconds=time.perf_counter() - started,
-            move_seconds=(seats[0].used, seats[1].used),
+            move_seconds=tuple(s.used for s in seats),
             error=message[:2000],
+            mode=game.mode,
         )
         self._notify_end(seats, outcome)
         return outcome
@@ -290,17 +315,17 @@ class Referee:
             raise RecordWriteError(f"cannot write the record: {error.strerror or error}") from error
 
     def _decided(
-        self, game: Game, seats: list[_Seat], started: float, single_hand: bool
+        self, game: Session, seats: list[_Seat], started: float, single_hand: bool
     ) -> GameOutcome:
         result = game.result
         if single_hand:
             outcome = GameOutcome(
                 winner=game.results[0].winner,
-                scores=(game.scores[0], game.scores[1]),
+                scores=standing(game),
                 hands=1,
                 result=result,
                 seconds=time.perf_counter() - started,
-                move_seconds=(seats[0].used, seats[1].used),
+                move_seconds=tuple(s.used for s in seats),
             )
             self._notify_end(seats, outcome)
             return outcome
@@ -311,7 +336,8 @@ class Referee:
             hands=result.hands_played,
             result=result,
             seconds=time.perf_counter() - started,
-            move_seconds=(seats[0].used, seats[1].used),
+            move_seconds=tuple(s.used for s in seats),
+            mode=game.mode,
         )
         self._notify_end(seats, outcome)
         return outcome
@@ -320,9 +346,9 @@ class Referee:
         if self.recorder:
             self._record(self.recorder.game_end, outcome)
         failure = outcome.failure
-        for seat, s in enumerate(seats):
+        for player, s in enumerate(seats):
             try:
-                if failure is not None and failure.seat == seat:
+                if failure is not None and failure.seat == player:
                     # What it wrote after the bad line is moot: it must not stop the notice.
                     s.connection.discard_pending()
                     s.connection.send(
@@ -333,28 +359,45 @@ class Referee:
                             rule=failure.rule or None,
                         )
                     )
-                s.connection.send(
-                    m.GameEnd(
-                        type="game_end",
-                        winner=outcome.winner,
-                        scores=list(outcome.scores),
-                        reason=outcome.reason,
-                    )
-                )
+                s.connection.send(_game_end(outcome, player))
             except BotError:
                 pass  # a bot that is gone cannot be told; its failure is already recorded
 
-    def _play_hand(self, game: Game, seats: list[_Seat]) -> None:
-        """Play the current hand to its end."""
+    def _play_hand(self, game: Session, seats: list[_Seat]) -> HandResult:
+        """Play the current hand to its end. ``seats`` are by player; the hand's seats 0 and 1
+        are ``game.seated``."""
         hand = game.hand
+        players = game.seated
+        relative = game.mode.relative_seats
+
+        def send(seat: int, message: HandMessage) -> None:
+            _send(seats, players[seat], as_seat_zero(message) if relative and seat else message)
+
         if self.recorder:
-            self._record(self.recorder.hand_start, game.hand_number, hand.dealer, hand.deck)
-        scores = list(game.scores)
+            self._record(
+                self.recorder.hand_start,
+                game.hand_number,
+                hand.dealer,
+                hand.deck,
+                players,
+                game.table,
+            )
+        if game.mode is Mode.THREE_PLAYER:
+            dealer = 3 - sum(players)
+            _send(
+                seats,
+                dealer,
+                m.SitOut(type="sit_out", hand_number=game.hand_number, players=list(players)),
+            )
+        scores = list(game.hand_scores)
+        seating = None if game.mode is Mode.TWO_PLAYER else list(players)
+        table = game.table if game.mode is Mode.PARTNERSHIP else None
         for seat in (0, 1):
-            _send(seats, seat, hand_start_model(hand.observation(seat), game.hand_number, scores))
+            start = hand_start_model(hand.observation(seat), game.hand_number, scores)
+            send(seat, start.model_copy(update={"players": seating, "table": table}))
         while hand.result is None:
             p = hand.to_move
-            s = seats[p]
+            s = seats[players[p]]
             seen = hand.observation(p)
             request = m.Request(
                 type="request",
@@ -368,9 +411,11 @@ class Referee:
             )
             limit = self.clock.move + self.clock.grace + s.bank
             try:
-                reply, elapsed = s.connection.ask(request, limit)
+                reply, elapsed = s.connection.ask(
+                    as_seat_zero(request) if relative and p else request, limit
+                )
             except BotError as error:
-                error.seat = p
+                error.seat = players[p]
                 raise
             s.used += elapsed
             s.bank -= max(0.0, elapsed - self.clock.move - self.clock.grace)
@@ -381,7 +426,7 @@ class Referee:
                 failure = IllegalMove(
                     f"{action} is illegal: {error.reason}", s.connection.name, error.rule
                 )
-                failure.seat = p
+                failure.seat = players[p]
                 raise failure from None
             if self.recorder:
                 self._record(self.recorder.action, p, action, elapsed)
@@ -391,16 +436,17 @@ class Referee:
             elif action.kind is ActionKind.DRAW_DISCARD:
                 drawn = seen.discard_pile[-1]
             for seat in (0, 1):
-                _send(seats, seat, played_model(action, p, seat, drawn))
+                send(seat, played_model(action, p, seat, drawn))
         result = hand.result
         show = None if result.show_down is None else show_down_model(result.show_down)
-        end = hand_end_model(result, game.scores)
+        end = hand_end_model(result, game.hand_scores)
         if self.recorder:
             self._record(self.recorder.hand_end, end, show)
         for seat in (0, 1):
             if show is not None:
-                _send(seats, seat, show)
-            _send(seats, seat, end)
+                send(seat, show)
+            send(seat, end)
+        return result
 
     def _next_id(self) -> int:
         """A request id in 1..2^31-1, never the previous one (a late reply stays detectable)."""
@@ -409,6 +455,107 @@ class Referee:
             if value != self._request_id:
                 self._request_id = value
                 return value
+
+
+def standing(game: Session) -> tuple[int, ...]:
+    """The scores so far by side (see :class:`GameOutcome`), before any end-of-game bonus."""
+    result = game.result
+    return game.totals if result is None else result.scores
+
+
+def forfeit_winner(mode: Mode, failed: int, scores: Sequence[int]) -> int | None:
+    """Who wins a game that player ``failed`` forfeits: its opponent; in partnership the other
+    team; with three players the leader of the other two on points (nobody when they are
+    level)."""
+    if mode is Mode.PARTNERSHIP:
+        return 1 - failed % 2
+    if mode is Mode.THREE_PLAYER:
+        a, b = (p for p in range(3) if p != failed)
+        return None if scores[a] == scores[b] else (a if scores[a] > scores[b] else b)
+    return 1 - failed
+
+
+def _game_start(
+    mode: Mode, number: int, player: int, rules: Rules, names: Sequence[str]
+) -> m.GameStart:
+    if mode is Mode.TWO_PLAYER:
+        return m.GameStart(type="game_start", game=number, seat=player, target=rules.game_target)
+    return m.GameStart(
+        type="game_start",
+        game=number,
+        seat=0 if mode.relative_seats else player,
+        target=rules.game_target,
+        mode=mode,
+        players=mode.players,
+        player=player,
+        partner=(player + 2) % 4 if mode is Mode.PARTNERSHIP else None,
+        names=list(names) or None,
+    )
+
+
+def _game_end(outcome: GameOutcome, player: int) -> m.GameEnd:
+    """The end of the game as ``player`` is told it (its own side first in relative formats)."""
+    mode, winner, scores = outcome.mode, outcome.winner, list(outcome.scores)
+    if mode is Mode.TWO_PLAYER:
+        return m.GameEnd(type="game_end", winner=winner, scores=scores, reason=outcome.reason)
+    if mode is Mode.PARTNERSHIP:
+        side = player % 2
+        order = [side, 1 - side]
+    elif mode is Mode.THREE_PLAYER:
+        order = [(player + k) % 3 for k in range(3)]
+    else:
+        order = [0, 1]
+    return m.GameEnd(
+        type="game_end",
+        winner=None if winner is None else order.index(winner),
+        scores=[scores[k] for k in order],
+        reason=outcome.reason,
+        final_winner=winner,
+        final_scores=scores,
+    )
+
+
+def _round_end(
+    game: Session, number: int, hands: Sequence[tuple[int, tuple[int, int], int, HandResult]]
+) -> m.RoundEnd:
+    """The public results of a round (R23-R25), the same for every player."""
+    tables = [
+        m.TableResult(
+            table=table,
+            players=list(players),
+            dealer=dealer,
+            end=result.end,
+            winner=None if result.winner is None else players[result.winner],
+            points=result.points,
+        )
+        for table, players, dealer, result in hands
+    ]
+    credited, points = None, 0
+    if game.mode is Mode.PARTNERSHIP:
+        sums = [0, 0]
+        for _, players, _, result in hands:
+            if result.winner is not None:
+                sums[players[result.winner] % 2] += result.points
+        if sums[0] != sums[1]:
+            credited = 0 if sums[0] > sums[1] else 1
+            points = abs(sums[0] - sums[1])
+    games = None
+    if isinstance(game, Hollywood):
+        games = [
+            m.HollywoodGame(
+                scores=list(c.points), winner=None if c.result is None else c.result.winner
+            )
+            for c in game.columns
+        ]
+    return m.RoundEnd(
+        type="round_end",
+        round=number if game.mode is not Mode.PARTNERSHIP else number // 2,
+        tables=tables,
+        credited=credited,
+        points=points,
+        scores=list(game.totals),
+        games=games,
+    )
 
 
 def _send(seats: list[_Seat], seat: int, message: m.Message) -> None:

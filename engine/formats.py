@@ -93,6 +93,9 @@ class Session(Protocol):
     def hand_scores(self) -> tuple[int, int]: ...
 
     @property
+    def totals(self) -> tuple[int, ...]: ...
+
+    @property
     def is_over(self) -> bool: ...
 
     @property
@@ -261,6 +264,11 @@ class Hollywood(_Format):
         column = next((c for c in self.columns if c.result is None), self.columns[-1])
         return (column.points[0], column.points[1])
 
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Each player's points so far, summed over the three games (no bonuses)."""
+        return tuple(sum(c.points[p] for c in self.columns) for p in (0, 1))
+
     def entries(self, winner: int) -> list[int]:
         """The games (0, 1, 2) a win by ``winner`` would be entered in now."""
         games = []
@@ -359,6 +367,11 @@ class _Totals(_Format):
         self.scores = [0] * self.sides
         self.hands_won = [0] * self.sides
         super().__init__(rules, seed, first_dealer, deck)
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """The running scores by side (player, or team), no bonuses."""
+        return tuple(self.scores)
 
     def _credit(self, side: int, points: int) -> None:
         self.scores[side] += points

@@ -108,6 +108,11 @@ class Game:
         return (0, 1), self.dealer
 
     @property
+    def totals(self) -> tuple[int, ...]:
+        """The scores so far, by player (no bonuses)."""
+        return tuple(self.scores)
+
+    @property
     def hand_scores(self) -> tuple[int, int]:
         """The game scores of the current hand's seats."""
         return (self.scores[0], self.scores[1])

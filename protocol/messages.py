@@ -22,6 +22,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter,
 from engine.cards import CARD_NAMES, CardError, parse_card
 from engine.hand import DecisionPhase
 from engine.hand import HandEnd as EngineHandEnd
+from engine.modes import Mode as EngineMode
 
 PROTOCOL_NAME: Final = "gin-arena"
 PROTOCOL_VERSIONS: Final = (1,)
@@ -29,6 +30,9 @@ MAX_LINE_BYTES: Final = 64 * 1024
 """The longest line either side may send, newline excluded (64 KiB)."""
 
 Seat = Annotated[int, Field(ge=0, le=1, description="A seat: 0 or 1.")]
+Player = Annotated[
+    int, Field(ge=0, le=3, description="A player of the format, by seating order from 0.")
+]
 
 
 def _card(value: object) -> object:
@@ -66,6 +70,12 @@ End = Annotated[
     _values_of(EngineHandEnd, "How the hand ended (R11-R14, R17, R19)."),
 ]
 """How a hand ended: an :class:`engine.hand.HandEnd`, written as its value (``"big_gin"``)."""
+
+ModeName = Annotated[
+    EngineMode,
+    _values_of(EngineMode, "The format (R23-R25); two-player when absent."),
+]
+"""A format: an :class:`engine.modes.Mode`, written as its value (``"three-player"``)."""
 
 DrawSource = Literal["stock", "discard"]
 """Where a draw takes its card from: the top of the stock or of the discard pile."""
@@ -142,10 +152,14 @@ class Hello(_Message):
     rules: dict[str, int | bool | str] = Field(description="Every rules option by name.")
     time: TimeControl
     opponent: str | None = None
+    mode: ModeName = EngineMode.TWO_PLAYER
+    players: int = Field(default=2, ge=2, le=4, description="How many players the format seats.")
 
 
 class GameStart(_Message):
-    """A new game of the match begins; the bot keeps its seat for the whole game."""
+    """A new game of the match begins; the bot keeps its seat for the whole game. In the
+    three-player and partnership formats every hand is shown from the bot's own side: it is
+    always seat 0, its opponent of the hand seat 1, and `player` says who it is at the table."""
 
     type: Literal["game_start"]
     game: int = Field(ge=1, description="The game's number in the match, from 1.")
@@ -155,6 +169,16 @@ class GameStart(_Message):
         default=False,
         description="Only one hand is played: its winner wins the game and the target does not "
         "apply (`gin-arena match --hands`).",
+    )
+    mode: ModeName = EngineMode.TWO_PLAYER
+    players: int = Field(default=2, ge=2, le=4, description="How many players the format seats.")
+    player: Player | None = Field(
+        default=None,
+        description="The bot's player number at the table (formats other than two-player).",
+    )
+    partner: Player | None = Field(default=None, description="The partner's player (partnership).")
+    names: list[str] | None = Field(
+        default=None, description="The bots' names by player (formats other than two-player)."
     )
 
 
@@ -169,6 +193,11 @@ class HandStart(_Message):
     stock_size: int
     knock_limit: int
     scores: list[int] = Field(description="Game scores before this hand, by seat.")
+    players: list[Player] | None = Field(
+        default=None,
+        description="The players in seats 0 and 1 of this hand (formats other than two-player).",
+    )
+    table: int | None = Field(default=None, description="The table (partnership: 0 or 1).")
 
 
 class Played(_Message):
@@ -213,14 +242,66 @@ class HandEnd(_Message):
     scores: list[int]
 
 
+class SitOut(_Message):
+    """Three players: the bot deals this hand to `players` and sits it out (R24)."""
+
+    type: Literal["sit_out"]
+    hand_number: int = Field(ge=1)
+    players: list[Player] = Field(min_length=2, max_length=2, description="Seats 0 and 1.")
+
+
+class TableResult(_Message):
+    """One hand's public result, for the whole table."""
+
+    table: int = Field(ge=0, le=1)
+    players: list[Player] = Field(min_length=2, max_length=2, description="Seats 0 and 1.")
+    dealer: Player
+    end: End
+    winner: Player | None = None
+    points: int
+
+
+class HollywoodGame(_Message):
+    """One of Hollywood's three games (R23)."""
+
+    scores: list[int] = Field(description="Points in this game, by player.")
+    winner: Player | None = Field(default=None, description="Set once the game is decided.")
+
+
+class RoundEnd(_Message):
+    """Formats other than two-player: a round's public results, sent to every player (R23-R25).
+    A round is one hand, or in partnership the two hands of both tables. `scores` are by player
+    (three-player, Hollywood: the sum of the three games) or by team (partnership: team 0 is
+    players 0 and 2)."""
+
+    type: Literal["round_end"]
+    round: int = Field(ge=1)
+    tables: list[TableResult] = Field(min_length=1, max_length=2)
+    credited: int | None = Field(
+        default=None, description="Partnership: the team credited with `points` (R25)."
+    )
+    points: int = Field(default=0, description="Partnership: the points credited.")
+    scores: list[int]
+    games: list[HollywoodGame] | None = Field(default=None, description="Hollywood's games.")
+
+
 class GameEnd(_Message):
     """The game is over. `reason` is `normal`, `hand_limit` (R22), the failure that forfeited it,
-    or `referee` (the referee failed; the game is drawn)."""
+    or `referee` (the referee failed; the game is drawn). In the three-player and partnership
+    formats `winner` and `scores` are from the bot's side (0: itself or its team; three-player:
+    the others follow in seating order); `final_winner` and `final_scores` are by player or
+    team."""
 
     type: Literal["game_end"]
-    winner: Seat | None = Field(default=None, description="Absent when a single hand was drawn.")
+    winner: int | None = Field(
+        default=None, ge=0, le=2, description="Absent when a single hand was drawn."
+    )
     scores: list[int]
     reason: str = "normal"
+    final_winner: int | None = Field(
+        default=None, ge=0, le=3, description="The winning player, or team in partnership."
+    )
+    final_scores: list[int] | None = None
 
 
 class Observation(_Message):
@@ -318,6 +399,8 @@ RefereeMessage = (
     | ShowDown
     | HandEnd
     | GameEnd
+    | SitOut
+    | RoundEnd
     | ErrorNotice
     | Quit
 )
@@ -338,6 +421,8 @@ MESSAGE_TYPES: Final = {
         ShowDown,
         HandEnd,
         GameEnd,
+        SitOut,
+        RoundEnd,
         ErrorNotice,
         Quit,
         Ready,

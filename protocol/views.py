@@ -13,6 +13,7 @@ seat never sees changes no byte that seat receives. Plain conversions of cards a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from engine.cards import CARD_NAMES, card_names
 from engine.hand import Action as EngineAction
@@ -20,7 +21,15 @@ from engine.hand import ActionKind, HandResult, Phase
 from engine.hand import Observation as EngineObservation
 from engine.hand import ShowDown as EngineShowDown
 from protocol.convert import action_model
-from protocol.messages import HandEnd, HandStart, LayOffModel, Observation, Played, ShowDown
+from protocol.messages import (
+    HandEnd,
+    HandStart,
+    LayOffModel,
+    Observation,
+    Played,
+    Request,
+    ShowDown,
+)
 
 
 def hand_start_model(obs: EngineObservation, hand_number: int, scores: Sequence[int]) -> HandStart:
@@ -102,4 +111,38 @@ def hand_end_model(result: HandResult, scores: Sequence[int]) -> HandEnd:
         points=result.points,
         doubled=result.doubled,
         scores=list(scores),
+    )
+
+
+HandMessage = TypeVar("HandMessage", HandStart, Request, Played, ShowDown, HandEnd)
+
+
+def as_seat_zero(message: HandMessage) -> HandMessage:
+    """A hand message for seat 1, relabelled as seat 0 sees its own: seat numbers swapped and
+    by-seat lists reversed. In the three-player and partnership formats every bot is shown its
+    hands from seat 0 (R24, R25), so that a bot written for two players plays them unchanged; the
+    cards and the public record are the same, only the labels move."""
+    if isinstance(message, HandStart):
+        return message.model_copy(
+            update={
+                "dealer": 1 - message.dealer,
+                "scores": message.scores[::-1],
+                "players": None if message.players is None else message.players[::-1],
+            }
+        )
+    if isinstance(message, Request):
+        obs = message.observation
+        seen = obs.model_copy(
+            update={"seat": 1 - obs.seat, "dealer": 1 - obs.dealer, "scores": obs.scores[::-1]}
+        )
+        return message.model_copy(update={"observation": seen})
+    if isinstance(message, Played):
+        return message.model_copy(update={"player": 1 - message.player})
+    if isinstance(message, ShowDown):
+        return message.model_copy(update={"knocker": 1 - message.knocker})
+    return message.model_copy(
+        update={
+            "winner": None if message.winner is None else 1 - message.winner,
+            "scores": message.scores[::-1],
+        }
     )
