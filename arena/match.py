@@ -1,9 +1,10 @@
-"""A match: games (or single hands) between two bots, optionally mirrored, with forfeits,
-restarts and a record.
+"""A match: games (or single hands) between bots in one format, optionally mirrored, with
+forfeits, restarts and a record.
 
 Game seeds come from a SplitMix64 stream seeded with the match seed: deal ``k`` uses its ``k``-th
-output. With ``mirror`` every deal is played twice, the bots swapping seats, so the luck of the
-cards cancels out.
+output. With ``mirror`` every deal is played once for each of the format's :func:`rotations`
+(two players: twice, the bots swapping seats; three players: three times, every bot in every
+seat; partnership: twice, the teams swapping seats), so the luck of the cards cancels out.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from arena.record import BotTag, Writer
 from arena.referee import Clock, GameOutcome, Referee
 from arena.sandbox import Sandbox
 from engine.deck import SplitMix64
+from engine.modes import Mode
 from engine.rules import Rules
+from protocol import messages as m
 
 
 class MatchError(RuntimeError):
@@ -33,13 +36,28 @@ class MatchError(RuntimeError):
         self.bot = bot
 
 
+def rotations(mode: Mode) -> tuple[tuple[int, ...], ...]:
+    """The seatings a mirrored deal is played in: ``seats[p]`` is the bot at player ``p``."""
+    if mode is Mode.THREE_PLAYER:
+        return ((0, 1, 2), (1, 2, 0), (2, 0, 1))
+    if mode is Mode.PARTNERSHIP:
+        return ((0, 1, 2, 3), (1, 0, 3, 2))
+    return ((0, 1), (1, 0))
+
+
+def side_of(mode: Mode, player: int) -> int:
+    """The side a player's result is counted on (see :class:`arena.referee.GameOutcome`)."""
+    return player % 2 if mode is Mode.PARTNERSHIP else player
+
+
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """A game to play: its number, its deal seed and which bot sits in each seat."""
+    """A game to play: its number, its deal seed and which bot sits at each seat (two players)
+    or player of the format."""
 
     number: int
     seed: int
-    seats: tuple[int, int]
+    seats: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,13 +66,25 @@ class GameReport:
 
     number: int
     seed: int
-    seats: tuple[int, int]
+    seats: tuple[int, ...]
     outcome: GameOutcome
 
     @property
-    def winner(self) -> int | None:
+    def mode(self) -> Mode:
+        return self.outcome.mode
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The bots on the winning side (none when drawn; two in partnership)."""
         w = self.outcome.winner
-        return None if w is None else self.seats[w]
+        if w is None:
+            return ()
+        return tuple(bot for p, bot in enumerate(self.seats) if side_of(self.mode, p) == w)
+
+    @property
+    def winner(self) -> int | None:
+        """The winning bot (partnership: the first of the winning team's two)."""
+        return self.winners[0] if self.winners else None
 
     @property
     def failed(self) -> int | None:
@@ -62,19 +92,24 @@ class GameReport:
         return None if f is None else self.seats[f.seat]
 
     def points(self, bot: int) -> int:
-        return self.outcome.scores[self.seats.index(bot)]
+        """The final score of ``bot``'s side (its team's in partnership)."""
+        return self.outcome.scores[side_of(self.mode, self.seats.index(bot))]
 
 
 @dataclass
 class MatchResult:
-    names: tuple[str, str]
+    names: tuple[str, ...]
     seed: int
     rules: Rules
     games: list[GameReport] = field(default_factory=list)
     versions: list[str] = field(default_factory=lambda: ["", ""])
+    mode: Mode = Mode.TWO_PLAYER
 
     def wins(self, bot: int) -> int:
-        return sum(1 for g in self.games if g.winner == bot)
+        return sum(1 for g in self.games if bot in g.winners)
+
+    def losses(self, bot: int) -> int:
+        return sum(1 for g in self.games if g.winners and bot not in g.winners)
 
     def draws(self) -> int:
         return sum(1 for g in self.games if g.winner is None)
@@ -89,16 +124,19 @@ class MatchResult:
 
     def to_json(self) -> dict[str, Any]:
         games = []
+        bots = range(len(self.names))
         for g in self.games:
             item: dict[str, Any] = {
                 "game": g.number,
                 "seed": g.seed,
-                "seats": [self.names[g.seats[0]], self.names[g.seats[1]]],
+                "seats": [self.names[b] for b in g.seats],
                 "winner": None if g.winner is None else self.names[g.winner],
-                "scores": {self.names[b]: g.points(b) for b in (0, 1)},
+                "scores": {self.names[b]: g.points(b) for b in bots},
                 "hands": g.outcome.hands,
                 "reason": g.outcome.reason,
             }
+            if self.mode is Mode.PARTNERSHIP:
+                item["winners"] = [self.names[b] for b in g.winners]
             if g.outcome.failure is not None and g.failed is not None:
                 item["failed"] = self.names[g.failed]
                 item["message"] = g.outcome.failure.message
@@ -108,17 +146,18 @@ class MatchResult:
         return {
             "bots": list(self.names),
             "versions": self.versions,
+            "mode": self.mode.value,
             "seed": self.seed,
             "rules": self.rules.to_dict(),
             "games": games,
             "summary": {
                 self.names[b]: {
                     "wins": self.wins(b),
-                    "losses": self.wins(1 - b),
+                    "losses": self.losses(b),
                     "draws": self.draws(),
                     "failures": self.failures(b),
                 }
-                for b in (0, 1)
+                for b in bots
             },
         }
 
@@ -148,9 +187,9 @@ def game_seeds(seed: int) -> Iterator[int]:
 
 @dataclass
 class Match:
-    """Two bots, the rules, the clock and how many games."""
+    """The bots (as many as the format seats), the rules, the clock and how many games."""
 
-    bots: tuple[BotSpec, BotSpec]
+    bots: tuple[BotSpec, ...]
     rules: Rules
     clock: Clock = field(default_factory=Clock)
     games: int = 2
@@ -167,6 +206,11 @@ class Match:
     """Where the bots' working directories and logs go (kept); default a scratch directory."""
     record_tags: dict[str, Any] | None = None
     """Written in each record's game line under ``match`` (default: the match seed and mode)."""
+    mode: Mode = Mode.TWO_PLAYER
+
+    def __post_init__(self) -> None:
+        if len(self.bots) != self.mode.players:
+            raise MatchError(f"{self.mode} takes {self.mode.players} bots, got {len(self.bots)}", 0)
 
     def launch(self) -> Launch:
         return Launch(
@@ -178,23 +222,26 @@ class Match:
             quit_wait=self.clock.quit,
         )
 
-    def names(self) -> tuple[str, str]:
-        a, b = self.bots[0].name, self.bots[1].name
-        if a == b:
-            return f"{a}#1", f"{b}#2"
-        return a, b
+    def names(self) -> tuple[str, ...]:
+        """The bots' names, numbered ``name#k`` where a name is given more than once."""
+        given = [b.name for b in self.bots]
+        return tuple(
+            f"{name}#{given[: k + 1].count(name)}" if given.count(name) > 1 else name
+            for k, name in enumerate(given)
+        )
 
     def plan(self) -> list[Planned]:
-        """The games of the match: deal seeds from the match seed, seats swapped on the second
-        game of each mirrored deal."""
+        """The games of the match: deal seeds from the match seed; with ``mirror``, each deal is
+        played in every seating of :func:`rotations`."""
         seeds = game_seeds(self.seed)
+        turns = rotations(self.mode) if self.mirror else (tuple(range(self.mode.players)),)
         games = []
         deal_seed = 0
         for number in range(1, self.games + 1):
-            if not self.mirror or number % 2 == 1:
+            turn = (number - 1) % len(turns)
+            if turn == 0:
                 deal_seed = next(seeds)
-            swap = self.mirror and number % 2 == 0
-            games.append(Planned(number, deal_seed, (1, 0) if swap else (0, 1)))
+            games.append(Planned(number, deal_seed, turns[turn]))
         return games
 
     def play(
@@ -206,7 +253,8 @@ class Match:
         """Play the whole match (or the games of ``plan``). Raises :class:`MatchError` if a bot
         cannot start."""
         names = self.names()
-        result = MatchResult(names, self.seed, self.rules)
+        count = len(names)
+        result = MatchResult(names, self.seed, self.rules, mode=self.mode)
         with contextlib.ExitStack() as stack:
             workdir = self.workdir
             if workdir is None:
@@ -214,16 +262,16 @@ class Match:
                     stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-arena-"))
                 )
             referee = Referee(self.rules, self.clock)
-            connections: list[Connection | None] = [None, None]
-            readies = ["", ""]
-            authors = ["", ""]
+            connections: list[Connection | None] = [None] * count
+            readies = [""] * count
+            authors = [""] * count
 
             launch = self.launch()
 
             def connect(bot: int) -> Connection:
                 conn = self.bots[bot].connect(workdir, launch, names[bot])
                 try:
-                    ready = conn.start(referee.hello(bot, names[1 - bot]), self.clock.startup)
+                    ready = conn.start(hello(bot), self.clock.startup)
                 except BotError as error:
                     conn.close()
                     log = log_tail(conn.log_path, kept=self.workdir is not None)
@@ -234,13 +282,18 @@ class Match:
                 authors[bot] = ready.author
                 return conn
 
+            def hello(bot: int) -> m.Hello:
+                if self.mode is Mode.TWO_PLAYER:
+                    return referee.hello(bot, names[1 - bot])
+                return referee.hello(0 if self.mode.relative_seats else bot, None, self.mode)
+
             def close_all() -> None:
                 for conn in connections:
                     if conn is not None:
                         conn.close()
 
             stack.callback(close_all)
-            for bot in (0, 1):
+            for bot in range(count):
                 connections[bot] = connect(bot)
             result.versions = readies
             writer = None
@@ -254,6 +307,7 @@ class Match:
                         "seed": self.seed,
                         "mirror": self.mirror,
                         "single_hands": self.single_hands,
+                        **({} if self.mode is Mode.TWO_PLAYER else {"mode": self.mode.value}),
                     },
                 )
                 referee.recorder = writer
@@ -270,10 +324,14 @@ class Match:
                         )
                         for b in seats
                     ]
-                pair = [connections[seats[0]], connections[seats[1]]]
-                assert pair[0] is not None and pair[1] is not None
+                table = [connections[b] for b in seats]
                 outcome = referee.play_game(
-                    [pair[0], pair[1]], deal_seed, number=number, single_hand=self.single_hands
+                    [c for c in table if c is not None],
+                    deal_seed,
+                    number=number,
+                    single_hand=self.single_hands,
+                    mode=self.mode,
+                    names=[names[b] for b in seats],
                 )
                 report = GameReport(number, deal_seed, seats, outcome)
                 result.games.append(report)
@@ -283,8 +341,8 @@ class Match:
                     continue
                 if outcome.failure is not None:  # restart the bot that failed
                     restart = [seats[outcome.failure.seat]]
-                elif outcome.error is not None:  # the referee failed: both may be confused
-                    restart = [0, 1]
+                elif outcome.error is not None:  # the referee failed: all may be confused
+                    restart = list(range(count))
                 else:
                     restart = []
                 for bot in restart:
@@ -301,4 +359,13 @@ class Match:
         return result
 
 
-__all__ = ["BotStartupError", "GameReport", "Match", "MatchError", "MatchResult", "Planned"]
+__all__ = [
+    "BotStartupError",
+    "GameReport",
+    "Match",
+    "MatchError",
+    "MatchResult",
+    "Planned",
+    "rotations",
+    "side_of",
+]

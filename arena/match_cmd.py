@@ -1,4 +1,5 @@
-"""``gin-arena match``: games between two bots, a readable summary or one JSON object."""
+"""``gin-arena match``: games between bots in any format, a readable summary or one JSON
+object."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import secrets
 import signal
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -18,19 +20,23 @@ from arena.botspec import BotSpec, load_bots_file, resolve
 from arena.match import GameReport, Match, MatchError, MatchResult
 from arena.options import (
     add_clock_arguments,
+    add_mode_argument,
     add_process_arguments,
     add_rules_arguments,
     logs_from,
+    mode_from,
     positive_int,
     rules_from,
     sandbox_from,
 )
 from arena.referee import Clock, RecordWriteError
 from bots import BUILTIN
+from engine.modes import Mode
 
-HELP = "play games between two bots and summarise the result"
+HELP = "play games between bots and summarise the result"
 DESCRIPTION = f"""\
-Play games between two bots and print a summary (or, with --json, one JSON object).
+Play games between bots and print a summary (or, with --json, one JSON object): two bots, or
+three or four in the formats that seat them (--mode).
 
 A bot is the name of a built-in bot ({", ".join(BUILTIN)}), the name of an entry of the
 --bots file, or a command line (split like a shell would, never run through a shell), e.g.
@@ -40,6 +46,9 @@ examples:
   gin-arena match greedy random --games 20 --mirror
   gin-arena match greedy "python3 mybot.py" --hands 200 --mirror --seed 7 --record games.jsonl
   gin-arena match greedy random --rules oklahoma --set undercut_bonus=25 --json
+  gin-arena match random greedy --mode hollywood --rules bonus
+  gin-arena match random greedy strong --mode three-player --games 3 --mirror
+  gin-arena match random greedy strong greedy --mode partnership
 
 A bot that fails (timeout, crash, malformed output, protocol violation, illegal action) forfeits
 the game and is restarted for the next one; a bot that cannot start stops the match (exit 1).
@@ -47,8 +56,14 @@ the game and is restarted for the next one; a bot that cannot start stops the ma
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("bot_a", metavar="BOT_A", help="the first bot")
-    parser.add_argument("bot_b", metavar="BOT_B", help="the second bot")
+    parser.add_argument(
+        "bot",
+        metavar="BOT",
+        nargs="+",
+        help="the bots, one per player: two, three (--mode three-player) or four "
+        "(--mode partnership)",
+    )
+    add_mode_argument(parser)
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--games", type=positive_int, default=None, help="games to play (default 2)")
     count.add_argument(
@@ -67,7 +82,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
     add_clock_arguments(parser)
     parser.add_argument(
-        "--mirror", action="store_true", help="play every deal twice, the bots swapping seats"
+        "--mirror",
+        action="store_true",
+        help="play every deal in every seating: twice with the bots swapping seats (three "
+        "times, every bot in every seat, with three players; twice, the teams swapping, in "
+        "partnership)",
     )
     parser.add_argument(
         "--record",
@@ -83,9 +102,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     wire.add_wire_argument(parser)
 
 
-def bot_specs(args: argparse.Namespace) -> tuple[BotSpec, BotSpec]:
+def bot_specs(args: argparse.Namespace) -> tuple[BotSpec, ...]:
     known = load_bots_file(args.bots) if args.bots else {}
-    return resolve(args.bot_a, known), resolve(args.bot_b, known)
+    return tuple(resolve(text, known) for text in args.bot)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     if not 0 <= seed < 2**64:
         raise ValueError(f"bad seed {seed}: a seed is an integer from 0 to 2**64 - 1")
+    mode = mode_from(args.mode, len(args.bot), rules, args.hands is not None)
     specs = bot_specs(args)
     logs = logs_from(args.logs)
     record = RecordFile(args.record) if args.record else None
@@ -114,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         sandbox=sandbox,
         hidden=() if record is None else record.paths,
         workdir=logs,
+        mode=mode,
     )
     names = match.names()
     unit = "hand" if args.hands is not None else "game"
@@ -128,8 +149,13 @@ def run(args: argparse.Namespace) -> int:
         interrupt.check()
 
     if not args.json:
+        if mode is Mode.PARTNERSHIP:
+            title = f"{names[0]} & {names[2]} v {names[1]} & {names[3]}"
+        else:
+            title = " v ".join(names)
         print(
-            f"{names[0]} v {names[1]}: {count} {unit}s"
+            f"{title}: {count} {unit}s"
+            + ("" if mode is Mode.TWO_PLAYER else f", {mode}")
             + (f", seed {seed}" if args.seed is not None else "")
             + f", rules {args.rules}"
             + (f" ({', '.join(args.options)})" if args.options else "")
@@ -263,14 +289,19 @@ class RecordFile:
                 self.partial.unlink()
 
 
-def describe(report: GameReport, names: tuple[str, str], unit: str) -> str:
+def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
+    """One line for a finished game: who won, the scores (winners first) and any forfeit."""
     o = report.outcome
-    a, b = report.points(0), report.points(1)
     head = f"{unit} {report.number:>3}: "
     if report.winner is None:
         text = f"{head}drawn ({o.hands} hand{'s' if o.hands != 1 else ''})"
     else:
-        text = f"{head}{names[report.winner]} wins {a}-{b}"
+        winners = report.winners
+        w = o.winner
+        assert w is not None
+        scores = [o.scores[w], *(s for k, s in enumerate(o.scores) if k != w)]
+        who = " & ".join(names[b] for b in winners)
+        text = f"{head}{who} win{'s' if len(winners) == 1 else ''} {'-'.join(map(str, scores))}"
         if unit == "game":
             text += f" ({o.hands} hands)"
     if o.failure is not None and report.failed is not None:
@@ -282,8 +313,8 @@ def describe(report: GameReport, names: tuple[str, str], unit: str) -> str:
 def summary(result: MatchResult, unit: str) -> str:
     games = len(result.games)
     lines = [f"{'bot':<20} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}  failures"]
-    for bot in (0, 1):
-        wins, losses, draws = result.wins(bot), result.wins(1 - bot), result.draws()
+    for bot in range(len(result.names)):
+        wins, losses, draws = result.wins(bot), result.losses(bot), result.draws()
         score = (wins + draws / 2) / games if games else 0.0
         fails = ", ".join(f"{k} {v}" for k, v in sorted(result.failures(bot).items())) or "-"
         lines.append(

@@ -19,6 +19,8 @@ from pathlib import Path
 from arena.botspec import BotSpec
 from arena.referee import GRACE_SECONDS, QUIT_SECONDS, Clock
 from arena.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
+from engine.formats import check_rules
+from engine.modes import Mode
 from engine.rules import PRESETS, Rules, option_names, parse_option
 
 
@@ -148,3 +150,27 @@ __all__ = [
     "sandbox_from",
     "seconds",
 ]
+
+
+def add_mode_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mode",
+        default=Mode.TWO_PLAYER.value,
+        choices=[m.value for m in Mode],
+        help="the format: two-player (default), hollywood (two bots, three games scored at once), "
+        "three-player (three bots) or partnership (four bots: the first and third against the "
+        "second and fourth); docs/RULES.md R23-R25",
+    )
+
+
+def mode_from(text: str, bots: int, rules: Rules, single_hands: bool = False) -> Mode:
+    """The ``--mode``, checked against the number of bots given, the rules and ``--hands``."""
+    mode = Mode.parse(text)
+    if bots != mode.players:
+        raise ValueError(
+            f"--mode {mode} takes {mode.players} bots, got {bots}: name one bot per player"
+        )
+    if single_hands and mode is not Mode.TWO_PLAYER:
+        raise ValueError(f"--hands does not apply to --mode {mode}: it plays whole games (--games)")
+    check_rules(mode, rules)
+    return mode

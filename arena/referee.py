@@ -183,7 +183,9 @@ class Referee:
     read a request can carry that request's id (a seeded generator makes transcripts stable)."""
     _request_id: int = 0
 
-    def hello(self, seat: int, opponent: str | None = None) -> m.Hello:
+    def hello(
+        self, seat: int, opponent: str | None = None, mode: Mode = Mode.TWO_PLAYER
+    ) -> m.Hello:
         return m.Hello(
             type="hello",
             protocol=m.PROTOCOL_NAME,
@@ -192,6 +194,8 @@ class Referee:
             rules=self.rules.to_dict(),
             time=self.clock.message(),
             opponent=opponent,
+            mode=None if mode is Mode.TWO_PLAYER else mode,
+            players=None if mode is Mode.TWO_PLAYER else mode.players,
         )
 
     def play_game(

@@ -152,8 +152,10 @@ class Hello(_Message):
     rules: dict[str, int | bool | str] = Field(description="Every rules option by name.")
     time: TimeControl
     opponent: str | None = None
-    mode: ModeName = EngineMode.TWO_PLAYER
-    players: int = Field(default=2, ge=2, le=4, description="How many players the format seats.")
+    mode: ModeName | None = Field(default=None, description="The format; absent: two-player.")
+    players: int | None = Field(
+        default=None, ge=2, le=4, description="How many players the format seats; absent: 2."
+    )
 
 
 class GameStart(_Message):
@@ -170,8 +172,10 @@ class GameStart(_Message):
         description="Only one hand is played: its winner wins the game and the target does not "
         "apply (`gin-arena match --hands`).",
     )
-    mode: ModeName = EngineMode.TWO_PLAYER
-    players: int = Field(default=2, ge=2, le=4, description="How many players the format seats.")
+    mode: ModeName | None = Field(default=None, description="The format; absent: two-player.")
+    players: int | None = Field(
+        default=None, ge=2, le=4, description="How many players the format seats; absent: 2."
+    )
     player: Player | None = Field(
         default=None,
         description="The bot's player number at the table (formats other than two-player).",

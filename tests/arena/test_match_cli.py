@@ -56,8 +56,9 @@ def test_a_mirrored_match_as_json_with_a_record(tmp_path: Path) -> None:
     result = match_json(
         "greedy", "random", "--games", "4", "--mirror", "--seed", "5", "--record", str(record)
     )
-    assert set(result) == {"bots", "versions", "seed", "rules", "games", "summary"}
+    assert set(result) == {"bots", "versions", "mode", "seed", "rules", "games", "summary"}
     assert result["bots"] == ["greedy", "random"] and result["versions"] == ["1", "1"]
+    assert result["mode"] == "two-player"
     assert result["seed"] == 5
     assert result["rules"]["knock_limit"] == 10 and result["rules"]["oklahoma"] is False
     games = result["games"]

@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.cards import CARD_NAMES, RANKS, SUITS, parse_card
 from engine.deck import SplitMix64, shuffled_deck
+from engine.formats import FormatResult, Mode, Session, new_session
 from engine.game import Game
 from engine.hand import Action, Hand, IllegalAction
 from engine.melds import best_discards, deadwood, is_meld, min_deadwood
@@ -29,10 +30,16 @@ from engine.rules import Rules, option_ids
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 """Where the cases live: one JSON file per case (a file may also hold ``{"cases": [...]}``)."""
 
-RULE_IDS = tuple(f"R{n}" for n in range(1, 23))
-"""The rule IDs R1..R22 of docs/RULES.md."""
+RULE_IDS = tuple(f"R{n}" for n in range(1, 26))
+"""The rule IDs R1..R25 of docs/RULES.md."""
 
 KINDS = ("hand", "game", "solver", "meld", "deal")
+
+MODES = {"two-player": 2, "hollywood": 2, "three-player": 3, "partnership": 4}
+"""The formats a ``game`` case may name (``"mode"``), with how many players each seats."""
+
+HOLLYWOOD_GAMES = 3
+"""How many games a Hollywood result holds (R23)."""
 
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _CANONICAL = [r + s for s in SUITS for r in RANKS]  # AC 2C .. KC AD .. KS: the fill order
@@ -67,6 +74,10 @@ _GAME_RESULT_KEYS = (
     "line_bonus",
     "hand_points",
     "end",
+)
+_HOLLYWOOD_RESULT_KEYS = (*_GAME_RESULT_KEYS, "games")
+_DEAL_KEYS = frozenset(
+    {"hands", "upcard", "stock", "expect_dealer", "expect_players", "expect_table"}
 )
 _STEP_KEYS = (
     frozenset({"do"}),
@@ -133,7 +144,7 @@ def load_cases(*paths: Path | str) -> list[Case]:
 
 
 def known_ids() -> frozenset[str]:
-    """The IDs a case may cover: R1..R22 and the option IDs of engine.rules."""
+    """The IDs a case may cover: R1..R25 and the option IDs of engine.rules."""
     return frozenset(RULE_IDS) | frozenset(option_ids().values())
 
 
@@ -160,18 +171,61 @@ def check_format(case: Case) -> None:
     if case.kind == "hand":
         need("dealer" in data.get("deal", {}), "a hand's deal needs a dealer")
         _check_steps(cid, "", data.get("steps"))
+    need(case.kind == "game" or "mode" not in data, "only a game names a mode")
     if case.kind == "game":
-        hands = data.get("hands")
-        if not isinstance(hands, list) or not hands:
-            raise CaseFailure(cid, "format", "a game needs hands")
-        need("game_result" in data, "a game needs a game_result")
+        _check_game_format(cid, data)
+
+
+def _check_game_format(cid: str, data: Mapping[str, Any]) -> None:
+    def need(condition: bool, message: str) -> None:
+        if not condition:
+            raise CaseFailure(cid, "format", message)
+
+    mode = data.get("mode", "two-player")
+    need(mode in MODES, f"mode must be one of {', '.join(MODES)}")
+    players = MODES[mode]
+    hands = data.get("hands")
+    if not isinstance(hands, list) or not hands:
+        raise CaseFailure(cid, "format", "a game needs hands")
+    need(isinstance(data.get("game_result"), Mapping), "a game needs a game_result")
+    first_dealer = data.get("first_dealer")
+    dealers = 2 if mode == "partnership" else players  # partnership: the dealing team
+    need(
+        first_dealer is None or first_dealer in range(dealers),
+        f"first_dealer must be 0..{dealers - 1} in {mode}",
+    )
+    need(
+        first_dealer is not None or "expect_dealer" in hands[0].get("deal", {}),
+        "without first_dealer the first hand needs expect_dealer",
+    )
+    for index, spec in enumerate(hands, 1):
+        deal = spec.get("deal", {})
+        need("dealer" not in deal, f"hand {index}: the game picks the dealer")
         need(
-            "first_dealer" in data or "expect_dealer" in hands[0].get("deal", {}),
-            "without first_dealer the first hand needs expect_dealer",
+            set(deal) <= _DEAL_KEYS,
+            f"hand {index}: unknown deal keys {sorted(set(deal) - _DEAL_KEYS)}",
         )
-        for index, spec in enumerate(hands, 1):
-            need("dealer" not in spec.get("deal", {}), f"hand {index}: the game picks the dealer")
-            _check_steps(cid, f"hand {index}, ", spec.get("steps"))
+        need(deal.get("expect_dealer", 0) in (0, 1), f"hand {index}: expect_dealer is a seat")
+        need(deal.get("expect_table", 0) in (0, 1), f"hand {index}: expect_table is 0 or 1")
+        seated = deal.get("expect_players", [0, 1])
+        need(
+            isinstance(seated, list)
+            and len(seated) == 2
+            and all(p in range(players) for p in seated)
+            and seated[0] != seated[1],
+            f"hand {index}: expect_players is two different players 0..{players - 1}",
+        )
+        _check_steps(cid, f"hand {index}, ", spec.get("steps"))
+    keys = _HOLLYWOOD_RESULT_KEYS if mode == "hollywood" else _GAME_RESULT_KEYS
+    unknown = sorted(set(data["game_result"]) - set(keys))
+    need(not unknown, f"game_result has unknown keys {unknown} for {mode}")
+    games = data["game_result"].get("games", [{}] * HOLLYWOOD_GAMES)
+    need(
+        isinstance(games, list)
+        and len(games) == HOLLYWOOD_GAMES
+        and all(isinstance(g, Mapping) and set(g) <= set(_GAME_RESULT_KEYS) for g in games),
+        f"game_result.games is a list of {HOLLYWOOD_GAMES} game results",
+    )
 
 
 def _check_steps(cid: str, where: str, steps: object) -> None:
@@ -425,41 +479,84 @@ def _run_hand_case(case: Case) -> None:
     check_result(case.id, "", hand, data.get("result"))
 
 
+def first_seat(mode: str, first_dealer: int) -> int:
+    """The seat that deals a format's first hand when ``first_dealer`` deals it: the dealer is in
+    seat 1 in three-player (the dealing player sits out; the player after them holds the dealer's
+    seat); elsewhere it is ``first_dealer``'s seat, which is the player (two-player, Hollywood) or
+    the dealing team (partnership: team 0's player always sits in seat 0)."""
+    return 1 if mode == "three-player" else first_dealer
+
+
 def _run_game_case(case: Case) -> None:
     data, cid = case.data, case.id
     rules = rules_of(data)
+    mode = str(data.get("mode", "two-player"))
     specs = data["hands"]
-    first_dealer = data.get("first_dealer")
+    first_dealer: int | None = data.get("first_dealer")
     first = specs[0]["deal"]
-    first_deck = build_deck(
-        first, first_dealer if first_dealer is not None else first["expect_dealer"]
-    )
+    if first_dealer is None:  # check_format: then the first hand gives expect_dealer
+        seat = int(first["expect_dealer"])
+    else:
+        seat = int(first.get("expect_dealer", first_seat(mode, first_dealer)))
     seed = int(data.get("seed", "0"))
-    game = Game(rules, seed=seed, first_dealer=first_dealer, deck=first_deck)
+    session: Session = new_session(  # engine:
+        Mode.parse(mode), rules, seed, first_dealer, build_deck(first, seat)
+    )
     for number, spec in enumerate(specs, 1):
         prefix = f"hand {number}, "
-        if number > 1 and game.is_over:
-            raise CaseFailure(cid, f"hand {number}", f"the game is already over: {game.result}")
-        got_dealer = game.dealer  # engine: who deals this hand (R4)
-        expected_dealer = spec["deal"].get("expect_dealer")
-        if expected_dealer is not None and expected_dealer != got_dealer:
-            raise CaseFailure(
-                cid, f"hand {number}", f"dealer: expected {expected_dealer}, got {got_dealer}"
-            )
+        deal = spec["deal"]
         if number > 1:
-            game.next_hand(build_deck(spec["deal"], got_dealer))  # engine:
-        run_steps(cid, prefix, lambda: game.hand, spec["steps"], game.apply)
-        check_result(cid, prefix, game.hand, spec.get("result"))
-    result = game.result
+            if session.is_over:  # engine:
+                raise CaseFailure(
+                    cid, f"hand {number}", f"the game is already over: {session.result}"
+                )
+            _, seat = session.next_seating  # engine: the seat that deals the next hand (R4)
+            session.next_hand(build_deck(deal, seat))  # engine:
+        _check_seating(cid, f"hand {number}", session, deal)
+        run_steps(cid, prefix, lambda: session.hand, spec["steps"], session.apply)
+        check_result(cid, prefix, session.hand, spec.get("result"))
+    result = session.result  # engine:
     if result is None:
-        raise CaseFailure(cid, "game_result", f"the game is not over (scores {game.scores})")
-    for key, want in data["game_result"].items():
+        raise CaseFailure(cid, "game_result", f"the game is not over after {len(specs)} hands")
+    expected = data["game_result"]
+    _check_game_result(cid, "game_result", result, expected)
+    if "games" in expected:  # hollywood only (check_format)
+        games = result.games if isinstance(result, FormatResult) else ()
+        if len(games) != len(expected["games"]):
+            raise CaseFailure(
+                cid, "game_result", f"games: expected {len(expected['games'])}, got {len(games)}"
+            )
+        for number, (game, want) in enumerate(zip(games, expected["games"], strict=True), 1):
+            _check_game_result(cid, f"game_result, game {number}", game, want)
+
+
+def _check_seating(cid: str, where: str, session: Session, deal: Mapping[str, Any]) -> None:
+    """Compare the hand just dealt with the deal's ``expect_dealer`` (the dealing seat),
+    ``expect_players`` (the players in seats 0 and 1) and ``expect_table``."""
+    got: dict[str, object] = {
+        "expect_dealer": session.hand.dealer,  # engine:
+        "expect_players": list(session.seated),  # engine:
+        "expect_table": session.table,  # engine:
+    }
+    for key, value in got.items():
+        if key in deal and deal[key] != value:
+            raise CaseFailure(cid, where, f"{key[7:]}: expected {deal[key]!r}, got {value!r}")
+
+
+def _check_game_result(cid: str, where: str, result: object, expected: Mapping[str, Any]) -> None:
+    """Compare a game's result (a two-player game, a format, or one of Hollywood's games) with
+    the keys of ``expected`` other than ``games``."""
+    for key, want in expected.items():
+        if key == "games":
+            continue
         if key not in _GAME_RESULT_KEYS:
-            raise CaseFailure(cid, "game_result", f"unknown key {key!r}")
+            raise CaseFailure(cid, where, f"unknown key {key!r}")
         got = getattr(result, key)
         got = list(got) if isinstance(got, tuple) else got
+        if key == "end":
+            got = str(got)
         if got != want:
-            raise CaseFailure(cid, "game_result", f"{key}: expected {want!r}, got {got!r}")
+            raise CaseFailure(cid, where, f"{key}: expected {want!r}, got {got!r}")
 
 
 def _run_solver_case(case: Case) -> None:
