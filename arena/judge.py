@@ -11,8 +11,9 @@ from pathlib import Path
 
 from arena.playback import Deal, End, HandOver, Move, PlaybackError, Start, play_back
 from arena.record import RecordedGame, RecordError, read_games
-from arena.referee import REFEREE, GameOutcome
+from arena.referee import REFEREE, GameOutcome, forfeit_winner
 from engine.cards import CARD_NAMES
+from engine.modes import Mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +45,20 @@ class Verdict:
         return self.disagreement is None and self.incomplete is None
 
 
-def judge(path: Path) -> Verdict:
-    """Check every game of the record at ``path``. Raises RecordError if it cannot be read."""
+def judge(path: Path, mode: Mode | None = None) -> Verdict:
+    """Check every game of the record at ``path`` (each must be in ``mode``, if given). Raises
+    RecordError if it cannot be read."""
     games = read_games(path)
     hands = actions = 0
     for number, game in enumerate(games, 1):
         last = number == len(games)
+        if mode is not None and game.tags.mode is not mode:
+            stop = Disagreement(
+                game.line,
+                f"game {game.tags.game} is a {game.tags.mode} game, not {mode}: judge it "
+                f"with --mode {game.tags.mode} (or without --mode)",
+            )
+            return Verdict(number - 1, hands, actions, stop)
         try:
             for step in _judge_game(game, last):
                 if isinstance(step, Deal):
@@ -105,6 +114,11 @@ def _check_deal(rec: RecordedGame, step: Deal) -> None:
         header.deck,
         [CARD_NAMES[c] for c in hand.deck],
     )
+    mode = rec.tags.mode
+    if mode is not Mode.TWO_PLAYER:
+        _expect(line, f"hand {number} players", header.players, list(step.game.seated))
+    if mode is Mode.PARTNERSHIP:
+        _expect(line, f"hand {number} table", header.table, step.game.table)
 
 
 def _check_hand_over(rec: RecordedGame, step: HandOver, last: bool) -> None:
@@ -128,7 +142,7 @@ def _check_hand_over(rec: RecordedGame, step: HandOver, last: bool) -> None:
     _expect(end_line, "winner", hand_end.winner, result.winner)
     _expect(end_line, "points", hand_end.points, result.points)
     _expect(end_line, "doubled", hand_end.doubled, result.doubled)
-    _expect(end_line, "scores", hand_end.scores, game.scores)
+    _expect(end_line, "scores", hand_end.scores, list(game.hand_scores))
     if result.show_down is not None:
         sd = result.show_down
         _expect(end_line, "knocker deadwood", hand_end.knocker_deadwood, sd.knocker_deadwood)
@@ -146,14 +160,14 @@ def _check_end(rec: RecordedGame, step: End, last: bool) -> None:
         # The referee abandoned the game: what was played up to there is checked above; the
         # game is drawn at the scores it had.
         _expect(end_line, "winner of an abandoned game", end.winner, None)
-        _expect(end_line, "scores when the referee failed", end.scores, game.scores)
+        _expect(end_line, "scores when the referee failed", end.scores, list(game.totals))
         _expect(end_line, "hands before the referee failed", end.hands, len(game.results))
     elif end.failure is None and single_hand:
         first = game.results[0] if game.results else None
         if first is None:
             raise _Stop(end_line, "the single hand did not end")
         _expect(end_line, "winner of the hand", end.winner, first.winner)
-        _expect(end_line, "scores", end.scores, game.scores)
+        _expect(end_line, "scores", end.scores, list(game.totals))
     elif end.failure is None:
         if game.result is None:
             raise _Stop(end_line, "the record ends the game, but nobody reached the target")
@@ -164,8 +178,10 @@ def _check_end(rec: RecordedGame, step: End, last: bool) -> None:
     else:
         if game.result is not None or (single_hand and game.results):
             raise _Stop(end_line, "a forfeit recorded after the game was already over")
-        _expect(end_line, "winner of a forfeit", end.winner, 1 - end.failure.seat)
-        _expect(end_line, "scores at the forfeit", end.scores, game.scores)
+        totals = game.totals
+        winner = forfeit_winner(rec.tags.mode, end.failure.seat, totals)
+        _expect(end_line, "winner of a forfeit", end.winner, winner)
+        _expect(end_line, "scores at the forfeit", end.scores, list(totals))
         _expect(end_line, "hands before the forfeit", end.hands, len(game.results))
 
 

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 
 from arena.judge import judge
+from arena.options import add_mode_argument
+from engine.modes import Mode
 
 HELP = "re-check every action and score of a record from the record alone"
 DESCRIPTION = """\
@@ -19,10 +21,11 @@ holds is checked.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record", type=Path, metavar="FILE", help="a record file (JSON Lines)")
+    add_mode_argument(parser, required_of="every game of the record")
 
 
 def run(args: argparse.Namespace) -> int:
-    verdict = judge(args.record)
+    verdict = judge(args.record, None if args.mode is None else Mode(args.mode))
     counts = f"{verdict.games} games, {verdict.hands} hands, {verdict.actions} actions"
     if verdict.disagreement is not None:
         print(f"{args.record}: {verdict.disagreement}")

@@ -152,7 +152,16 @@ __all__ = [
 ]
 
 
-def add_mode_argument(parser: argparse.ArgumentParser) -> None:
+def add_mode_argument(parser: argparse.ArgumentParser, required_of: str = "") -> None:
+    """``--mode``: the format to play, or (``required_of``) the format a record must be in."""
+    if required_of:
+        parser.add_argument(
+            "--mode",
+            default=None,
+            choices=[m.value for m in Mode],
+            help=f"the format {required_of} must be in (default: any)",
+        )
+        return
     parser.add_argument(
         "--mode",
         default=Mode.TWO_PLAYER.value,

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena.record import ActionLine, GameEndLine, RecordedGame, RecordedHand
-from engine.game import Game
+from engine.formats import Session, new_session
 from engine.hand import Action, ActionError, ActionKind, Hand, HandResult, IllegalAction
+from engine.modes import FormatError
 from engine.rules import Rules, RulesError
 
 
@@ -39,11 +40,12 @@ class PlaybackError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Start:
-    """The game, created from its rules and seed (``game.dealer`` is the first dealer)."""
+    """The game, created from its format, rules and seed (``game.dealer`` is the first
+    dealer: a player, or in partnership a team)."""
 
     line: int
     rules: Rules
-    game: Game
+    game: Session
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,7 @@ class Deal:
     index: int
     """The hand's place in the record, from 0."""
     record: RecordedHand
-    game: Game
+    game: Session
     hand: Hand
 
 
@@ -70,7 +72,7 @@ class Move:
     action: Action
     drawn: int | None
     """The card the action drew, if it drew one (from the stock or the discard pile)."""
-    game: Game
+    game: Session
     hand: Hand
 
 
@@ -83,7 +85,7 @@ class HandOver:
     index: int
     record: RecordedHand
     result: HandResult | None
-    game: Game
+    game: Session
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +94,7 @@ class End:
     it has one (a record cut short has none)."""
 
     record: tuple[int, GameEndLine] | None
-    game: Game
+    game: Session
 
 
 Step = Start | Deal | Move | HandOver | End
@@ -106,9 +108,14 @@ def play_back(rec: RecordedGame) -> Iterator[Step]:
         rules = Rules.from_dict(tags.rules)
     except RulesError as error:
         raise PlaybackError(rec.line, f"bad rules: {error}") from None
+    if len(tags.bots) != tags.mode.players:
+        raise PlaybackError(
+            rec.line,
+            f"a {tags.mode} game has {tags.mode.players} bots, the record names {len(tags.bots)}",
+        )
     try:
-        game = Game(rules, tags.seed)
-    except ValueError as error:
+        game = new_session(tags.mode, rules, tags.seed)
+    except (FormatError, ValueError) as error:
         raise PlaybackError(rec.line, str(error)) from None
     yield Start(rec.line, rules, game)
     for index, (line, hand_rec) in enumerate(rec.hands):
