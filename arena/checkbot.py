@@ -30,6 +30,7 @@ from arena.referee import Clock, GameOutcome, Referee
 from bots.greedy import GreedyBot
 from engine.cards import parse_card, parse_cards
 from engine.hand import Action
+from engine.modes import Mode
 from engine.rules import HOYLE, Rules
 from protocol import messages as m
 from protocol.codec import ProtocolError
@@ -292,6 +293,30 @@ def check_bot(
         checks.append(_judge(f"full game {index + 1} against greedy", "to 100 points", outcome))
         if outcome.failure is not None and outcome.failure.seat == 0:
             restart()
+    short = HOYLE.replace(game_target=FORMAT_TARGET)
+    for name, mode, goal, event in FORMAT_CHECKS:
+        number += 1
+        others = [InProcessConnection(f"greedy-{k}", GreedyBot) for k in range(1, mode.players)]
+        for other in others:
+            other.start(referee.hello(0, None, mode), clock.startup)
+        with wire.tap(inner.name) as lines:
+            outcome = Referee(short, clock).play_game(
+                [inner, *others],
+                seed=number,
+                number=number,
+                first_dealer=0,
+                mode=mode,
+                names=[inner.name, *(o.name for o in others)],
+            )
+        for other in others:
+            other.close()
+        check = _judge(name, goal, outcome)
+        told = _types(lines)
+        if check.ok and event not in told:
+            check = Check(name, False, f"the bot was never sent {event!r}")
+        checks.append(check)
+        if outcome.failure is not None and outcome.failure.seat == 0:
+            restart()
     if isinstance(inner, ProcessConnection) and not any(
         c.name == "ignores unknown messages" for c in checks
     ):
@@ -341,6 +366,37 @@ def check_bot(
             )
         )
     return checks
+
+
+FORMAT_TARGET = 25
+"""The target of the format checks' games (short games; docs/RULES.md R15)."""
+FORMAT_CHECKS = (
+    (
+        "three-player sit-out",
+        Mode.THREE_PLAYER,
+        f"a three-player game to {FORMAT_TARGET} against two greedy bots: dealt first and sat "
+        "out (R24), then every hand it played shown from seat 0",
+        "sit_out",
+    ),
+    (
+        "partnership round",
+        Mode.PARTNERSHIP,
+        f"a partnership game to {FORMAT_TARGET} with three greedy bots: its team's rounds at "
+        "both tables (R25), every hand shown from seat 0",
+        "round_end",
+    ),
+)
+"""The formats a bot is checked in: name, mode, goal and an event it must have been sent."""
+
+
+def _types(lines: Sequence[wire.WireLine]) -> set[str]:
+    """The types of the messages sent to the bot."""
+    types: set[str] = set()
+    for line in lines:
+        if line.direction == wire.TO_BOT:
+            with contextlib.suppress(ProtocolError):
+                types.add(line.message().type)
+    return types
 
 
 def _judge(name: str, goal: str, outcome: GameOutcome) -> Check:

@@ -25,6 +25,7 @@ from engine.hand import (
     Phase,
 )
 from engine.hand import Action as EngineAction
+from engine.modes import Mode
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.codec import ProtocolError, UnknownMessage, decode, encode
@@ -108,6 +109,11 @@ class Bot:
         self.seat = 0
         self.rules = Rules()
         self.time: m.TimeControl | None = None
+        self.mode = Mode.TWO_PLAYER
+        """The format of the game (R23-R25). In three-player and partnership games every hand
+        is shown from seat 0: ``seat`` stays 0 and ``player`` says who the bot is."""
+        self.player: int | None = None
+        self.partner: int | None = None
 
     # -- decisions --------------------------------------------------------------------------
 
@@ -151,6 +157,12 @@ class Bot:
     def on_game_end(self, message: m.GameEnd) -> None:
         """A game ended."""
 
+    def on_sit_out(self, message: m.SitOut) -> None:
+        """Three players: the bot deals this hand and sits it out (R24)."""
+
+    def on_round_end(self, message: m.RoundEnd) -> None:
+        """Formats other than two-player: the public results of a round (R23-R25)."""
+
     def on_error(self, message: m.ErrorNotice) -> None:
         """The referee explains why the bot forfeits."""
         print(f"referee: {message.reason}: {message.message}", file=sys.stderr)
@@ -171,7 +183,13 @@ class Bot:
             self.on_hand_end(message)
         elif isinstance(message, m.GameStart):
             self.seat = message.seat
+            self.mode = message.mode or Mode.TWO_PLAYER
+            self.player, self.partner = message.player, message.partner
             self.on_game_start(message)
+        elif isinstance(message, m.RoundEnd):
+            self.on_round_end(message)
+        elif isinstance(message, m.SitOut):
+            self.on_sit_out(message)
         elif isinstance(message, m.GameEnd):
             self.on_game_end(message)
         elif isinstance(message, m.ErrorNotice):
