@@ -96,7 +96,7 @@ class RatingError(ValueError):
     """Ratings cannot be fitted as asked (an unknown anchor or bot, a malformed team or table)."""
 
 
-Side = tuple[int, ...]
+_Side = tuple[int, ...]
 """A side of a game as the sorted indices of its members (one for a bot)."""
 
 
@@ -116,7 +116,7 @@ def fit(
     if anchor is not None and anchor not in index:
         raise RatingError(f"unknown anchor bot {anchor!r}: the bots are {', '.join(names)}")
     n = len(names)
-    pair_games: dict[tuple[Side, Side], list[float]] = {}  # (A, B), A < B -> [games, score of A]
+    pair_games: dict[tuple[_Side, _Side], list[float]] = {}  # (A, B), A < B -> [games, score of A]
     wins = [0] * n
     losses = [0] * n
     draws = [0] * n
@@ -342,7 +342,7 @@ def _bot(name: str, index: dict[str, int]) -> int:
         ) from None
 
 
-def _sides(game: Result | TeamResult, index: dict[str, int]) -> tuple[Side, Side] | None:
+def _sides(game: Result | TeamResult, index: dict[str, int]) -> tuple[_Side, _Side] | None:
     """The two sides of a game as sorted member indices; None for a bot against itself (as a
     :class:`Result`, which tells nothing)."""
     if isinstance(game, Result):
@@ -366,7 +366,7 @@ def _sides(game: Result | TeamResult, index: dict[str, int]) -> tuple[Side, Side
     return a, b
 
 
-def _contrast(a: Side, b: Side) -> list[tuple[int, float]]:
+def _contrast(a: _Side, b: _Side) -> list[tuple[int, float]]:
     """The sparse vector whose product with the ratings is side ``a``'s strength minus ``b``'s."""
     c: dict[int, float] = {}
     for k in a:

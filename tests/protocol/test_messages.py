@@ -118,6 +118,18 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "scores": [14, 20],
     },
     "game_end": {"type": "game_end", "winner": 1, "scores": [40, 103], "reason": "normal"},
+    "sit_out": {"type": "sit_out", "hand_number": 4, "players": [0, 1]},
+    "round_end": {
+        "type": "round_end",
+        "round": 3,
+        "tables": [
+            {"table": 0, "players": [0, 3], "dealer": 3, "end": "knock", "winner": 0, "points": 12},
+            {"table": 1, "players": [2, 1], "dealer": 1, "end": "gin", "winner": 1, "points": 40},
+        ],
+        "credited": 1,
+        "points": 28,
+        "scores": [35, 58],
+    },
     "error": {"type": "error", "reason": "timeout", "message": "no reply within 1.100 s"},
     "quit": {"type": "quit"},
 }
@@ -380,6 +392,8 @@ TABLE_MODELS: dict[str, type[BaseModel]] = {
             m.Observation,
             m.Clock,
             m.LayOffModel,
+            m.TableResult,
+            m.HollywoodGame,
             m.PassAction,
             m.DrawAction,
             m.DiscardAction,
