@@ -121,7 +121,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "sit_out": {"type": "sit_out", "hand_number": 4, "players": [0, 1]},
     "round_end": {
         "type": "round_end",
-        "round": 3,
+        "round": 2,
         "tables": [
             {"table": 0, "players": [0, 3], "dealer": 3, "end": "knock", "winner": 0, "points": 12},
             {"table": 1, "players": [2, 1], "dealer": 1, "end": "gin", "winner": 1, "points": 40},
