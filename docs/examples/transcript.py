@@ -1,4 +1,5 @@
-"""Generate the transcript in docs/PROTOCOL.md: every line of a real game, both seats, in order.
+"""Generate the transcripts in docs/PROTOCOL.md: every line of a real game, both seats, in order;
+and every line of a real three-player hand, all three players.
 
 Two built-in greedy bots play one game through the real referee (:class:`arena.referee.Referee`)
 and in-process connections, which pass every message through the codec both ways; the lines are
@@ -6,7 +7,9 @@ taken off the wire (:func:`arena.wire.tap`). The rules
 are ``hoyle`` with ``game_target=1``, so the first hand won ends the game; the seed is chosen so
 that this hand shows most of the protocol (a pass on the first upcard, draws from both piles, a
 knock, a show-down with lay-offs). The block between ``<!-- transcript:begin -->`` and
-``<!-- transcript:end -->`` is generated; everything else in the document is written by hand.
+``<!-- transcript:end -->`` is generated, as is the three-player one between
+``<!-- transcript-three-player:begin -->`` and its end marker (:func:`three_player_transcript`);
+everything else in the document is written by hand.
 
     python docs/examples/transcript.py           rewrite the block in docs/PROTOCOL.md
     python docs/examples/transcript.py --check   exit 1 if the block is stale, changing nothing
@@ -29,6 +32,7 @@ from arena import wire  # noqa: E402
 from arena.connection import InProcessConnection  # noqa: E402
 from arena.referee import Clock, GameOutcome, Referee  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
+from engine.modes import Mode  # noqa: E402
 from engine.rules import Rules  # noqa: E402
 from protocol import messages as m  # noqa: E402
 
@@ -37,6 +41,9 @@ BEGIN: Final = "<!-- transcript:begin -->"
 END: Final = "<!-- transcript:end -->"
 
 SEED: Final = 355
+THREE_PLAYER_SEED: Final = 0
+THREE_BEGIN: Final = "<!-- transcript-three-player:begin -->"
+THREE_END: Final = "<!-- transcript-three-player:end -->"
 RULES: Final = Rules().replace(game_target=1)
 CLOCK: Final = Clock(move=1.0, bank=10.0)
 
@@ -53,16 +60,22 @@ class StaleError(ValueError):
 ARROWS: Final[dict[str, Direction]] = {wire.TO_BOT: "->", wire.FROM_BOT: "<-"}
 
 
-def play(seed: int = SEED, rules: Rules = RULES) -> tuple[list[Line], GameOutcome]:
-    """Play one game between two greedy bots; return every line on the wire and the outcome."""
+def play(
+    seed: int = SEED, rules: Rules = RULES, mode: Mode = Mode.TWO_PLAYER
+) -> tuple[list[Line], GameOutcome]:
+    """Play one game between greedy bots; return every line on the wire and the outcome (the
+    seat of each line is the player's number in other formats)."""
     referee = Referee(rules, CLOCK, ids=random.Random(SEED))  # stable ids for a stable document
-    # Named by seat, so that the wire tells the two greedy bots apart.
-    connections = [InProcessConnection(f"seat {seat}", GreedyBot) for seat in (0, 1)]
+    # Named by seat, so that the wire tells the greedy bots apart.
+    connections = [InProcessConnection(f"seat {seat}", GreedyBot) for seat in range(mode.players)]
     seats = {connection.name: seat for seat, connection in enumerate(connections)}
     with wire.tap() as tapped:
         for seat, connection in enumerate(connections):
-            connection.start(referee.hello(seat, "greedy"), CLOCK.startup)
-        outcome = referee.play_game(connections, seed)
+            if mode is Mode.TWO_PLAYER:
+                connection.start(referee.hello(seat, "greedy"), CLOCK.startup)
+            else:
+                connection.start(referee.hello(0, None, mode), CLOCK.startup)
+        outcome = referee.play_game(connections, seed, mode=mode, names=["greedy"] * mode.players)
         for connection in connections:
             connection.send(m.Quit(type="quit"))  # what the arena sends when the match is over
             connection.close()
@@ -84,25 +97,45 @@ def transcript() -> str:
     )
 
 
-def _span(text: str) -> tuple[int, int]:
-    if text.count(BEGIN) != 1 or text.count(END) != 1:
-        raise StaleError(f"docs/PROTOCOL.md needs exactly one {BEGIN} and one {END}")
-    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
+def three_player_transcript() -> str:
+    """The three-player block: one hand of a three-player game to 1 point, every player's lines
+    (the dealer's ``sit_out``, the two others' hand shown from seat 0, everyone's
+    ``round_end``)."""
+    lines, outcome = play(THREE_PLAYER_SEED, RULES, Mode.THREE_PLAYER)
+    if outcome.failure is not None or outcome.hands != 1:
+        raise RuntimeError(f"seed {THREE_PLAYER_SEED} no longer gives a one-hand game: {outcome}")
+    body = "\n".join(f"{direction} {seat}  {text}" for seat, direction, text in lines)
+    return (
+        f"Seed {THREE_PLAYER_SEED}, `--mode three-player`, rules as above; three `greedy` bots, "
+        f"the number after the arrow is the player; {len(lines)} lines.\n\n"
+        f"```text\n{body}\n```"
+    )
+
+
+BLOCKS: Final = ((BEGIN, END, transcript), (THREE_BEGIN, THREE_END, three_player_transcript))
+
+
+def _span(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int]:
+    if text.count(begin) != 1 or text.count(end) != 1:
+        raise StaleError(f"docs/PROTOCOL.md needs exactly one {begin} and one {end}")
+    start, stop = text.index(begin) + len(begin), text.index(end)
     if stop < start:
-        raise StaleError(f"docs/PROTOCOL.md: {END} comes before {BEGIN}")
+        raise StaleError(f"docs/PROTOCOL.md: {end} comes before {begin}")
     return start, stop
 
 
-def read_block(text: str) -> str:
-    """The transcript block's content in ``text``, without the newlines next to its markers."""
-    start, stop = _span(text)
+def read_block(text: str, begin: str = BEGIN, end: str = END) -> str:
+    """A transcript block's content in ``text``, without the newlines next to its markers."""
+    start, stop = _span(text, begin, end)
     return text[start:stop].strip("\n")
 
 
 def render(text: str) -> str:
-    """``text`` with the transcript block replaced by a fresh one."""
-    start, stop = _span(text)
-    return f"{text[:start]}\n{transcript()}\n{text[stop:]}"
+    """``text`` with every transcript block replaced by a fresh one."""
+    for begin, end, make in BLOCKS:
+        start, stop = _span(text, begin, end)
+        text = f"{text[:start]}\n{make()}\n{text[stop:]}"
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -115,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     path: Path = args.path
     text = path.read_text(encoding="utf-8")
     try:
-        fresh = read_block(text) == transcript()
+        fresh = all(read_block(text, begin, end) == make() for begin, end, make in BLOCKS)
     except StaleError as error:
         print(error, file=sys.stderr)
         return 1

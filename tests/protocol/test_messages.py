@@ -431,3 +431,27 @@ def test_each_field_table_matches_its_model(name: str) -> None:
     model = TABLE_MODELS[name]
     expected = {field: info.is_required() for field, info in model.model_fields.items()}
     assert doc_fields(name) == expected
+
+
+def test_the_three_player_transcript_is_fresh_and_shows_the_sit_out_and_seat_zero() -> None:
+    block = transcript.read_block(DOC, transcript.THREE_BEGIN, transcript.THREE_END)
+    assert block == transcript.three_player_transcript(), "run python docs/examples/transcript.py"
+    body = block.split("```text\n", 1)[1].rsplit("\n```", 1)[0]
+    messages = []
+    for text in body.splitlines():
+        match = re.match(r"^(->|<-) ([012])  (\{.*\})$", text)
+        assert match, f"not a transcript line: {text!r}"
+        messages.append((match[1], int(match[2]), json.loads(match[3])))
+    (sat_out,) = [(p, msg) for d, p, msg in messages if msg["type"] == "sit_out"]
+    dealer, notice = sat_out
+    assert sorted([dealer, *notice["players"]]) == [0, 1, 2]
+    for direction, player, msg in messages:
+        if msg["type"] in ("hand_start", "request", "played", "show_down", "hand_end"):
+            assert player != dealer, "the player who sits out is told nothing of the hand"
+        if msg["type"] == "request":
+            assert msg["observation"]["seat"] == 0, "every hand is shown from seat 0"
+        if msg["type"] == "hand_start":
+            assert msg["players"][0] == player
+    for player in (0, 1, 2):
+        kinds = {msg["type"] for d, p, msg in messages if p == player and d == "->"}
+        assert {"game_start", "round_end", "game_end"} <= kinds
