@@ -445,7 +445,7 @@ def test_the_three_player_transcript_is_fresh_and_shows_the_sit_out_and_seat_zer
     (sat_out,) = [(p, msg) for d, p, msg in messages if msg["type"] == "sit_out"]
     dealer, notice = sat_out
     assert sorted([dealer, *notice["players"]]) == [0, 1, 2]
-    for direction, player, msg in messages:
+    for _, player, msg in messages:
         if msg["type"] in ("hand_start", "request", "played", "show_down", "hand_end"):
             assert player != dealer, "the player who sits out is told nothing of the hand"
         if msg["type"] == "request":
