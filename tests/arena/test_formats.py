@@ -23,8 +23,8 @@ from arena.referee import Clock, GameOutcome, Referee, forfeit_winner
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot, View
-from engine.cards import card_names
-from engine.formats import FormatResult
+from engine.cards import CARD_NAMES, card_names
+from engine.formats import FormatResult, ThreePlayer
 from engine.hand import Action, Hand
 from engine.modes import Mode
 from engine.rules import HOYLE, PRESETS, Rules
@@ -364,3 +364,15 @@ def test_a_record_judged_as_another_format_or_with_its_players_changed_fails(
     verdict = judge(path)
     assert verdict.disagreement is not None
     assert "three-player game has 3 bots, the record names 2" in verdict.disagreement.message
+
+
+def test_the_three_player_hand_line_in_records_md_is_real() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "RECORDS.md").read_text()
+    (example,) = [
+        json.loads(line)
+        for line in doc.splitlines()
+        if line.startswith('{"type": "hand"') and '"players"' in line
+    ]
+    game = ThreePlayer(HOYLE, 0)
+    assert example["players"] == list(game.seated) and example["dealer"] == game.hand.dealer
+    assert example["deck"] == [CARD_NAMES[c] for c in game.hand.deck]
