@@ -31,6 +31,7 @@ from arena.options import (
 )
 from arena.referee import Clock, RecordWriteError
 from bots import BUILTIN
+from engine.formats import FormatResult
 from engine.modes import Mode
 
 HELP = "play games between bots and summarise the result"
@@ -303,7 +304,9 @@ def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
         who = " & ".join(names[b] for b in winners)
         text = f"{head}{who} win{'s' if len(winners) == 1 else ''} {'-'.join(map(str, scores))}"
         if unit == "game":
-            text += f" ({o.hands} hands)"
+            games = o.result.games if isinstance(o.result, FormatResult) else ()
+            split = "".join(f"{g.scores[w]}-{g.scores[1 - w]}, " for g in games)
+            text += f" ({'games ' + split if split else ''}{o.hands} hands)"
     if o.failure is not None and report.failed is not None:
         rule = f" [{o.failure.rule}]" if o.failure.rule else ""
         text += f"; {names[report.failed]} forfeits: {o.failure.reason}{rule}: {o.failure.message}"
