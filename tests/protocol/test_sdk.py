@@ -204,3 +204,30 @@ def test_greedy_and_random_answer_every_request_with_a_legal_action(preset: str)
             # Play on with either bot's choice, so the states are neither bot's alone.
             game.apply(rng.choice(actions))
     assert asked > 1000 and knocks > 0, (asked, knocks)
+
+
+def test_the_format_events_reach_their_hooks_and_the_bot_knows_its_place() -> None:
+    seen: list[str] = []
+
+    class Listener(GreedyBot):
+        def on_sit_out(self, message: m.SitOut) -> None:
+            seen.append(f"sit_out {message.players}")
+
+        def on_round_end(self, message: m.RoundEnd) -> None:
+            seen.append(f"round_end {message.round} {message.scores}")
+
+    bot = Listener()
+    lines = [
+        hello(),
+        b'{"type":"game_start","game":1,"seat":0,"target":100,"mode":"partnership",'
+        b'"players":4,"player":3,"partner":1,"names":["a","b","c","d"]}\n',
+        b'{"type":"sit_out","hand_number":1,"players":[2,0]}\n',
+        b'{"type":"round_end","round":1,"tables":[{"table":0,"players":[0,1],"dealer":0,'
+        b'"end":"drawn","points":0},{"table":1,"players":[2,3],"dealer":2,"end":"gin",'
+        b'"winner":3,"points":30}],"credited":1,"points":30,"scores":[0,30]}\n',
+    ]
+    out = io.BytesIO()
+    assert bot.run(io.BytesIO(b"".join(lines)), out) == 0
+    assert (bot.seat, bot.mode, bot.player, bot.partner) == (0, "partnership", 3, 1)
+    assert seen == ["sit_out [2, 0]", "round_end 1 [0, 30]"]
+    assert [json.loads(x)["type"] for x in out.getvalue().splitlines()] == ["ready"]
