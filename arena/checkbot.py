@@ -296,7 +296,7 @@ def check_bot(
     short = HOYLE.replace(game_target=FORMAT_TARGET)
     for name, mode, goal, event in FORMAT_CHECKS:
         number += 1
-        others = [InProcessConnection(f"greedy-{k}", GreedyBot) for k in range(1, mode.players)]
+        others = [InProcessConnection(f"opponent-{k}", GreedyBot) for k in range(1, mode.players)]
         for other in others:
             other.start(referee.hello(0, None, mode), clock.startup)
         with wire.tap(inner.name) as lines:

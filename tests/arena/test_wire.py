@@ -188,7 +188,8 @@ def test_check_bot_logs_the_wire_with_the_option_and_the_environment(tmp_path: P
     rows = path.read_text(encoding="utf-8").splitlines()
     assert all(LINE.match(row) for row in rows)
     bots = {match["bot"] for row in rows if (match := LINE.match(row))}
-    assert bots == {"greedy", "opponent"}
+    # the two-player opponent, and the greedy bots of the three-player and partnership checks
+    assert bots == {"greedy", "opponent", "opponent-1", "opponent-2", "opponent-3"}
     shown = run_cli("check-bot", "greedy", "--in-process", "--games", "1", env=cli_env(**ENV_ON))
     assert shown.returncode == 0
     assert sum(1 for row in shown.stderr.splitlines() if LINE.match(row)) > 100
