@@ -120,3 +120,15 @@ def test_a_bot_named_like_its_opponent_passes_every_check(tmp_path: Path) -> Non
     assert not failed(checks)
     assert "every phase" in checks["situations covered"].detail
     assert int(checks["response times"].detail.split()[0]) > 20
+
+
+def test_a_bot_that_keeps_its_game_start_seat_passes_partnership_and_a_bad_sit_out_fails(
+    tmp_path: Path,
+) -> None:
+    """Every hand of a partnership game is shown from the bot's seat, so a bot that assumes it
+    never changes seat plays it; the same bot crashing on the three-player ``sit_out`` notice
+    fails exactly that check, named."""
+    checks = run_checks(tmp_path, (sys.executable, str(HERE / "seat_bound.py")))
+    problems = failed(checks)
+    assert set(problems) == {"three-player sit-out"}, problems
+    assert "crash" in problems["three-player sit-out"]
