@@ -69,3 +69,81 @@ def test_a_malformed_case_is_reported() -> None:
     )
     with pytest.raises(runner.CaseFailure, match="unknown IDs"):
         runner.run_case(case)
+
+
+def test_every_mode_has_game_cases() -> None:
+    games = [case for case in CASES if case.kind == "game"]
+    modes = Counter(str(case.data.get("mode", "two-player")) for case in games)
+    assert set(modes) == set(runner.MODES), modes
+    assert all(n >= 3 for n in modes.values()), modes
+
+
+def test_the_first_dealing_seat_of_each_mode() -> None:
+    assert [runner.first_seat("two-player", p) for p in (0, 1)] == [0, 1]
+    assert [runner.first_seat("hollywood", p) for p in (0, 1)] == [0, 1]
+    assert [runner.first_seat("three-player", p) for p in (0, 1, 2)] == [1, 1, 1]
+    assert [runner.first_seat("partnership", team) for team in (0, 1)] == [0, 1]
+
+
+def _game_case(**changes: object) -> runner.Case:
+    """A copy of a format case (``case_id``, default partnership-sum-rule-shutout) with top-level
+    fields, or the first deal's ``expect_*`` keys, changed."""
+    case_id = changes.pop("case_id", "partnership-sum-rule-shutout")
+    base = next(case for case in CASES if case.id == case_id)
+    data = json.loads(json.dumps(base.data))
+    first_deal = data["hands"][0]["deal"]
+    for key, value in changes.items():
+        target = first_deal if key.startswith("expect_") else data
+        target[key] = value
+    return runner.Case(data, base.path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"mode": "four-player"}, "mode must be one of"),
+        ({"first_dealer": 2}, "first_dealer must be 0..1 in partnership"),
+        ({"mode": "three-player", "first_dealer": 3}, "first_dealer must be 0..2"),
+        ({"expect_players": [0, 0]}, "expect_players is two different players"),
+        ({"expect_players": [0, 4]}, "expect_players is two different players"),
+        ({"expect_table": 2}, "expect_table is 0 or 1"),
+        ({"expect_dealer": 2}, "expect_dealer is a seat"),
+        ({"expect_seat": 0}, "unknown deal keys"),
+        ({"game_result": {"games": []}}, "unknown keys \\['games'\\] for partnership"),
+        ({"game_result": {"total": 1}}, "unknown keys \\['total'\\]"),
+        (
+            {"case_id": "hollywood-win-entries", "game_result": {"games": [{}]}},
+            "a list of 3 game results",
+        ),
+        (
+            {"case_id": "hollywood-win-entries", "game_result": {"games": [{}, {}, {"bonus": 0}]}},
+            "a list of 3 game results",
+        ),
+        (
+            {
+                "case_id": "three-player-shutout",
+                "rules": {"preset": "bonus", "options": {"next_dealer": "loser"}},
+            },
+            "does not apply to three-player",
+        ),
+    ],
+)
+def test_a_malformed_format_case_is_reported(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(runner.CaseFailure, match=message):
+        runner.run_case(_game_case(**changes))
+
+
+def test_only_a_game_names_a_mode() -> None:
+    case = runner.Case(
+        {"id": "x", "title": "x", "covers": ["R1"], "kind": "meld", "mode": "hollywood"},
+        runner.CASES_DIR,
+    )
+    with pytest.raises(runner.CaseFailure, match="only a game names a mode"):
+        runner.run_case(case)
+
+
+def test_a_format_case_checks_the_seating() -> None:
+    with pytest.raises(runner.CaseFailure, match="hand 1: players: expected \\[2, 3\\]"):
+        runner.run_case(_game_case(expect_players=[2, 3]))
+    with pytest.raises(runner.CaseFailure, match="hand 1: table: expected 1, got 0"):
+        runner.run_case(_game_case(expect_table=1))

@@ -15,7 +15,7 @@ from engine.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "RULES.md"
-RULE_IDS = [f"R{n}" for n in range(1, 23)]
+RULE_IDS = [f"R{n}" for n in range(1, 26)]
 
 
 def _load_generate() -> ModuleType:
