@@ -3,7 +3,8 @@
 The enums: :class:`engine.hand.HandEnd` (how a hand ends), :class:`engine.hand.Phase` (where a
 hand is; a protocol request is in one of :data:`engine.hand.DECISION_PHASES`) and
 :class:`engine.hand.ActionKind` (what a player does; the protocol writes the two draws as one
-``draw`` kind with a ``source``). Every member is walked through the engine, the protocol (model
+``draw`` kind with a ``source``); the formats are :class:`engine.modes.Mode`. Every member is
+walked through the engine, the protocol (model
 validation, the wire, the committed JSON Schema), the records (line model, the committed record
 schema) and the docs tables, so that a member added to an enum fails here until it flows
 everywhere.
@@ -11,6 +12,7 @@ everywhere.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import re
@@ -20,7 +22,9 @@ from typing import Any
 import pydantic
 import pytest
 
+from arena.cli import build_parser
 from arena.record import LINE_ADAPTER, ActionLine, HandEndLine
+from engine.formats import new_session
 from engine.hand import (
     BIG_GIN,
     DECISION_PHASES,
@@ -36,6 +40,7 @@ from engine.hand import (
     HandResult,
     Phase,
 )
+from engine.modes import Mode
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.codec import decode, encode
@@ -285,3 +290,59 @@ def test_the_docs_list_every_action_kind() -> None:
     assert sorted(set(rules_kinds)) == sorted(kind.value for kind in ActionKind)
     protocol_kinds = {action_model(an_action(kind)).kind for kind in ActionKind}
     assert set(first_column(PROTOCOL_MD, "`kind`")) == protocol_kinds  # docs/PROTOCOL.md, actions
+
+
+# -- formats ------------------------------------------------------------------------------------
+
+MODES = list(Mode)
+
+
+def test_every_mode_is_a_string_enum_member_equal_to_its_value() -> None:
+    assert all(isinstance(mode, str) and mode == mode.value for mode in MODES)
+    assert [mode.players for mode in MODES] == [2, 2, 3, 4]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_every_mode_is_a_session_the_engine_plays(mode: Mode) -> None:
+    session = new_session(mode, Rules(), seed=1)
+    assert session.mode is mode and len(set(session.seated)) == 2
+    assert all(0 <= p < mode.players for p in session.seated)
+
+
+@pytest.mark.parametrize("model", ["Hello", "GameStart"])
+def test_the_protocol_schema_lists_exactly_the_modes(model: str) -> None:
+    prop = schema_property(PROTOCOL_SCHEMA, model, "mode")
+    (enum,) = [option["enum"] for option in prop["anyOf"] if "enum" in option]
+    assert enum == [mode.value for mode in MODES]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_the_protocol_and_the_records_read_every_mode(mode: Mode) -> None:
+    start = {"type": "game_start", "game": 1, "seat": 0, "target": 100, "mode": mode.value}
+    assert decode(json.dumps(start)).mode is mode  # type: ignore[union-attr]
+    assert encode(decode(json.dumps(start))).decode().count(f'"mode":"{mode.value}"') == 1
+    enum = RECORD_SCHEMA["$defs"]["GameLine"]["properties"]["mode"]["enum"]
+    assert mode.value in enum
+
+
+def test_the_record_schema_lists_exactly_the_modes() -> None:
+    assert RECORD_SCHEMA["$defs"]["GameLine"]["properties"]["mode"]["enum"] == [
+        mode.value for mode in MODES
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_the_docs_the_cli_and_the_cases_name_every_mode(mode: Mode) -> None:
+    assert f"`{mode.value}`" in RULES_MD
+    assert mode.value in PROTOCOL_MD and mode.value in RECORDS_MD
+    assert mode.value in main_help("match")
+    if mode is not Mode.TWO_PLAYER:
+        assert any(case.get("mode") == mode.value for case in CASES)
+
+
+def main_help(command: str) -> str:
+    parser = build_parser()
+    sub = next(
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    )
+    return str(sub.choices[command].format_help())
