@@ -4,10 +4,9 @@ The enums: :class:`engine.hand.HandEnd` (how a hand ends), :class:`engine.hand.P
 hand is; a protocol request is in one of :data:`engine.hand.DECISION_PHASES`) and
 :class:`engine.hand.ActionKind` (what a player does; the protocol writes the two draws as one
 ``draw`` kind with a ``source``); the formats are :class:`engine.modes.Mode`. Every member is
-walked through the engine, the protocol (model
-validation, the wire, the committed JSON Schema), the records (line model, the committed record
-schema) and the docs tables, so that a member added to an enum fails here until it flows
-everywhere.
+walked through the engine, the protocol (model validation, the wire, the committed JSON Schema),
+the records (line model, the committed record schema) and the docs tables, so that a member added
+to an enum fails here until it flows everywhere.
 """
 
 from __future__ import annotations
