@@ -1,7 +1,8 @@
 """gin-rummy-arena's rules engine: two-player Gin Rummy by Hoyle, pure rules, no I/O.
 
 Cards are ints 0..51 and sets of cards 52-bit int masks (:mod:`engine.cards`); the meld solver is in
-:mod:`engine.melds`, the options in :mod:`engine.rules`.
+:mod:`engine.melds`, the options in :mod:`engine.rules`, the formats above the two-player game
+(Hollywood, three players, partnership) in :mod:`engine.formats`.
 """
 
 from engine.cards import (
@@ -22,6 +23,14 @@ from engine.cards import (
     parse_cards,
 )
 from engine.deck import SplitMix64, shuffled_deck
+from engine.formats import (
+    FormatResult,
+    Hollywood,
+    Partnership,
+    Session,
+    ThreePlayer,
+    new_session,
+)
 from engine.game import Game, GameEnd, GameError, GameResult
 from engine.hand import (
     BIG_GIN,
@@ -61,6 +70,7 @@ from engine.melds import (
     lay_off,
     min_deadwood,
 )
+from engine.modes import FormatError, Mode
 from engine.rules import PRESETS, Rules, RulesError
 
 __version__ = "0.1.0"
@@ -87,6 +97,8 @@ __all__ = [
     "CardError",
     "CardSet",
     "DecisionPhase",
+    "FormatError",
+    "FormatResult",
     "Game",
     "GameEnd",
     "GameError",
@@ -94,16 +106,21 @@ __all__ = [
     "Hand",
     "HandEnd",
     "HandResult",
+    "Hollywood",
     "IllegalAction",
     "LayOff",
     "LayOffResult",
     "MeldError",
+    "Mode",
     "Observation",
+    "Partnership",
     "Phase",
     "Rules",
     "RulesError",
+    "Session",
     "ShowDown",
     "SplitMix64",
+    "ThreePlayer",
     "all_arrangements",
     "best_arrangement",
     "best_discards",
@@ -120,6 +137,7 @@ __all__ = [
     "knock_arrangement",
     "lay_off",
     "min_deadwood",
+    "new_session",
     "parse_card",
     "parse_cards",
     "score_knock",
