@@ -14,10 +14,16 @@ NAME = "ratings"
 HELP = "print a tournament's standings again"
 DESCRIPTION = """\
 Print the standings of a tournament database: Elo with 95% intervals from a Bradley-Terry fit over
-all its games, games, wins, losses, score, LOS and failure counts. --format json has, per bot:
-name, elo, ci95 [low, high], games, wins, losses, crosstable {opponent: [wins, losses]}.
+all its games, games, wins, losses, score, LOS and failure counts. --format json has the mode and,
+per bot: name, elo, ci95 [low, high], games, played, wins, losses, crosstable {opponent: [wins,
+losses]}.
 
-The database is opened read-only: this works while a tournament is playing into it.
+Every format is rated: a partnership game is a game between the two teams (a team's strength is
+the sum of its bots' ratings), a three-player game one result against each of the other two
+players (games, wins and losses count those results; played counts the games a bot sat in).
+
+The database is opened read-only: this works while a tournament is playing into it, and on a
+database of an older version of gin-arena.
 """
 
 
@@ -35,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     check_anchor(args.anchor, config)
-    sys.stdout.write(render(standings(config.names(), games, args.anchor), args.format))
+    table = standings(config.names(), games, args.anchor, config.mode)
+    sys.stdout.write(render(table, args.format))
     if args.format == "table":
         for line in forfeits(games):
             print(line)

@@ -1,5 +1,14 @@
 """Standings: ratings fitted on every game of a tournament, with the failure counts, as a table
-for people or JSON/CSV for machines."""
+for people or JSON/CSV for machines.
+
+Every game, in any format, gives the fit its results through :func:`arena.ratings.table_results`:
+a two-player or Hollywood game one result between the two bots, a three-player game one result
+against each of the other two players, a partnership game one result between the two teams (a
+team's strength is the sum of its bots' ratings). A bot's rating therefore comes from all its
+games, with any partner at any table. Its games, wins, losses and draws count those results (a
+three-player game is two of them), its ``played`` the games it sat in, and its crosstable its
+results against each bot it faced (a partnership game counts against both opponents).
+"""
 
 from __future__ import annotations
 
@@ -13,11 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.connection import FAILURE_REASONS
-from arena.ratings import Fit, Result, fit
+from arena.ratings import Fit, RatingError, Result, TeamResult, fit, table_results
 from arena.referee import HAND_LIMIT, REFEREE
 from arena.store import GameRow
 
 FORMATS = ("table", "json", "csv")
+
+
+class StandingsError(ValueError):
+    """A stored game that cannot be rated (a database changed by hand)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +38,12 @@ class Standings:
     fit: Fit
     failures: dict[str, dict[str, int]]
     games: int
+    mode: str = "two-player"
+    played: dict[str, int] | None = None
+    """Games each bot sat in (None: as many as its rated results)."""
+
+    def played_by(self, name: str, results: int) -> int:
+        return results if self.played is None else self.played.get(name, 0)
 
     def to_json(self) -> dict[str, Any]:
         bots = []
@@ -36,6 +55,7 @@ class Standings:
                     "elo": round(r.elo, 1),
                     "ci95": [round(r.low, 1), round(r.high, 1)],
                     "games": r.games,
+                    "played": self.played_by(r.name, r.games),
                     "wins": r.wins,
                     "losses": r.losses,
                     "draws": r.draws,
@@ -45,20 +65,33 @@ class Standings:
                     "crosstable": self.fit.crosstable[r.name],
                 }
             )
-        return {"games": self.games, "bots": bots}
+        return {"games": self.games, "mode": self.mode, "bots": bots}
 
 
 def standings(
-    names: Sequence[str], games: Sequence[GameRow], anchor: str | None = None
+    names: Sequence[str],
+    games: Sequence[GameRow],
+    anchor: str | None = None,
+    mode: str = "two-player",
 ) -> Standings:
-    results = []
+    """The standings of the bots ``names`` from ``games`` (of any format: each row's own mode
+    decides its results), rated 0 at ``anchor`` or on average; ``mode`` is the tournament's."""
+    results: list[Result | TeamResult] = []
     failures = {name: dict.fromkeys(FAILURE_REASONS, 0) for name in names}
+    played = dict.fromkeys(names, 0)
     for g in games:
-        score = 0.5 if g.winner is None else (1.0 if g.winner == g.seat0 else 0.0)
-        results.append(Result(g.seat0, g.seat1, score))
+        try:
+            results.extend(table_results(g.mode, g.seats, g.side, g.scores, g.failed_player))
+        except RatingError as error:
+            raise StandingsError(
+                f"game {g.id} cannot be rated ({error}): the database was changed by hand"
+            ) from None
+        for name in set(g.seats):
+            if name in played:
+                played[name] += 1
         if g.failed is not None and g.failed in failures:
             failures[g.failed][g.reason] = failures[g.failed].get(g.reason, 0) + 1
-    return Standings(fit(names, results, anchor), failures, len(games))
+    return Standings(fit(names, results, anchor), failures, len(games), str(mode), played)
 
 
 _FAILURE_COLUMNS = (
@@ -88,6 +121,7 @@ def render_csv(table: Standings) -> str:
             "score",
             "los_next",
             *(reason for reason, _ in _FAILURE_COLUMNS),
+            "played",
         ]
     )
     for rank, r in enumerate(table.fit.ratings, 1):
@@ -105,6 +139,7 @@ def render_csv(table: Standings) -> str:
                 f"{r.score:.4f}",
                 "" if r.los_next is None else f"{r.los_next:.4f}",
                 *(table.failures[r.name].get(reason, 0) for reason, _ in _FAILURE_COLUMNS),
+                table.played_by(r.name, r.games),
             ]
         )
     return out.getvalue()
@@ -122,8 +157,14 @@ def render_table(table: Standings, width: int | None = None) -> str:
     from rich.console import Console
     from rich.table import Table
 
+    caption = _CAPTIONS.get(table.mode)
     grid = Table(
-        title=f"Standings after {table.games} games", title_justify="left", box=box.SIMPLE_HEAD
+        title=f"Standings after {table.games} games"
+        + ("" if table.mode == "two-player" else f" ({table.mode})"),
+        title_justify="left",
+        caption=caption,
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
     )
     for header, justify in (
         ("#", "right"),
@@ -161,6 +202,13 @@ def render_table(table: Standings, width: int | None = None) -> str:
     out = io.StringIO()
     Console(file=out, width=width or 400, color_system=None, force_terminal=False).print(grid)
     return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+
+
+_CAPTIONS = {
+    "three-player": "games, won and lost count a result against each of the other two players "
+    "of every game (two a game)",
+    "partnership": "each game is a result between the two teams, for both bots of each",
+}
 
 
 _REASON_WORDS = {

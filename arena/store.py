@@ -1,5 +1,14 @@
 """A tournament's SQLite database: its configuration, its bots and every game, committed as each
-game finishes (WAL mode), so an interrupted tournament loses nothing and resumes exactly."""
+game finishes (WAL mode), so an interrupted tournament loses nothing and resumes exactly.
+
+Database format 2 stores games of every format: besides ``seat0``/``seat1`` and ``score0``/
+``score1`` (players 0 and 1, sides 0 and 1), each game has its ``mode``, ``seats`` (a JSON list of
+the bots' names by player), ``scores`` (a JSON list of the final scores by side: a player, or a team
+in partnership) and ``side`` (the winning side, NULL when drawn). ``winner`` is the winning bot's
+name, or in partnership the winning team's two names joined by `` & `` (player ``side`` first).
+A format-1 database (two-player games only, from before the formats) is migrated when it is opened
+for writing, in one transaction; opened read-only, it is read as it is.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +24,20 @@ from pathlib import Path
 from typing import Any
 
 APPLICATION = "gin-rummy-arena"
-FORMAT = 1
+FORMAT = 2
+"""The database format this version writes."""
+READS = ("1", "2")
+"""The database formats this version reads (format 1 is migrated when opened for writing)."""
+TEAM_JOIN = " & "
+"""Joins the names of a winning partnership in the ``winner`` column."""
+
+_NEW_COLUMNS = (
+    ("mode", "TEXT NOT NULL DEFAULT 'two-player'"),
+    ("seats", "TEXT NOT NULL DEFAULT '[]'"),
+    ("scores", "TEXT NOT NULL DEFAULT '[]'"),
+    ("side", "INTEGER"),
+)
+"""The columns format 2 added to ``games`` (the migration adds them in this order)."""
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,7 +62,11 @@ CREATE TABLE games (
     hands INTEGER NOT NULL,
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    mode TEXT NOT NULL DEFAULT 'two-player',
+    seats TEXT NOT NULL DEFAULT '[]',
+    scores TEXT NOT NULL DEFAULT '[]',
+    side INTEGER
 );
 """
 
@@ -52,7 +78,14 @@ class StoreError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class GameRow:
-    """One finished game, by bot name."""
+    """One finished game, by bot name.
+
+    ``seats`` are the bots by player and ``scores`` the final scores by side (a player, or a team
+    in partnership: team 0 is players 0 and 2); ``seat0``/``seat1`` and ``score0``/``score1`` are
+    their first two. ``side`` is the winning side (None when drawn) and ``winner`` its bot, or in
+    partnership its two bots joined by :data:`TEAM_JOIN`. ``failed`` is the bot that forfeited.
+    Left out, ``seats``, ``scores`` and ``side`` are those of a two-player game (from ``seat0``,
+    ``seat1``, ``score0``, ``score1`` and ``winner``)."""
 
     id: int
     seat0: str
@@ -68,15 +101,63 @@ class GameRow:
     hands: int
     seconds: float
     record: str
+    mode: str = "two-player"
+    seats: tuple[str, ...] = ()
+    scores: tuple[int, ...] = ()
+    side: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            object.__setattr__(self, "seats", (self.seat0, self.seat1))
+        if not self.scores:
+            object.__setattr__(self, "scores", (self.score0, self.score1))
+        if self.side is None and self.winner is not None:
+            sides = range(2 if self.mode == "partnership" else len(self.seats))
+            found = [s for s in sides if winner_name(self.mode, self.seats, s) == self.winner]
+            if found:
+                object.__setattr__(self, "side", found[0])
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """The bots of the winning side (none when drawn; two in partnership)."""
+        if self.side is None:
+            return ()
+        return side_bots(self.mode, self.seats, self.side)
+
+    @property
+    def failed_player(self) -> int | None:
+        """The player who forfeited (an index into ``seats``), if one did."""
+        return self.seats.index(self.failed) if self.failed in self.seats else None
+
+
+def side_bots(mode: str, seats: Sequence[str], side: int) -> tuple[str, ...]:
+    """The bots of ``side``: a player, or in partnership the team (players ``side`` and
+    ``side + 2``)."""
+    if mode == "partnership":
+        return (seats[side], seats[side + 2])
+    return (seats[side],)
+
+
+def winner_name(mode: str, seats: Sequence[str], side: int) -> str:
+    """What the ``winner`` column holds when ``side`` won."""
+    return TEAM_JOIN.join(side_bots(mode, seats, side))
 
 
 class Store:
     """An open tournament database."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, lock: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        connection: sqlite3.Connection,
+        lock: int | None = None,
+        legacy: bool = False,
+    ) -> None:
         self.path = path
         self._db = connection
         self._lock = lock
+        self._legacy = legacy
+        """A format-1 database opened read-only: its games have only the two-player columns."""
 
     def _damaged(self, error: sqlite3.Error) -> StoreError:
         return StoreError(
@@ -179,21 +260,24 @@ class Store:
             ) from None
         if rows.get("application") != APPLICATION:
             raise StoreError(f"{str(path)!r} is not a gin-rummy-arena tournament database")
-        if rows.get("format") != str(FORMAT):
+        if rows.get("format") not in READS:
             raise StoreError(
                 f"{str(path)!r} has database format {rows.get('format')}; this version reads "
-                f"format {FORMAT}"
+                f"format {' or '.join(READS)}"
             )
         if not readonly:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-        store = cls(path, db, held)
-        for table in ("bots", "games"):
-            try:
+        legacy = rows.get("format") != str(FORMAT)
+        store = cls(path, db, held, legacy=legacy and readonly)
+        try:
+            for table in ("bots", "games"):
                 db.execute(f"SELECT * FROM {table} LIMIT 0")
-            except sqlite3.DatabaseError as error:
-                db.close()
-                raise store._damaged(error) from None
+            if legacy and not readonly:
+                _migrate(db)
+        except sqlite3.DatabaseError as error:
+            db.close()
+            raise store._damaged(error) from None
         return store
 
     def close(self) -> None:
@@ -245,8 +329,8 @@ class Store:
         with self._db:
             self._db.execute(
                 "INSERT INTO games (id, seat0, seat1, seed, winner, reason, failed, message, rule,"
-                " score0, score1, hands, seconds, finished_at, record)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " score0, score1, hands, seconds, finished_at, record, mode, seats, scores, side)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     game.id,
                     game.seat0,
@@ -263,6 +347,10 @@ class Store:
                     game.seconds,
                     now,
                     game.record,
+                    str(game.mode),
+                    json.dumps(list(game.seats)),
+                    json.dumps(list(game.scores)),
+                    game.side,
                 ),
             )
 
@@ -276,14 +364,25 @@ class Store:
         """Every game, by id; without ``records`` their records are left out (empty), which is
         all standings need and keeps a long league's games small in memory."""
         record = "record" if records else "''"
+        formats = "" if self._legacy else ", mode, seats, scores, side"
         try:
             rows = self._db.execute(
                 "SELECT id, seat0, seat1, seed, winner, reason, failed, message, rule, score0,"
-                f" score1, hands, seconds, {record} FROM games ORDER BY id"
+                f" score1, hands, seconds, {record}{formats} FROM games ORDER BY id"
             ).fetchall()
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
         for row in rows:
+            more: dict[str, Any] = {}
+            if not self._legacy:
+                try:
+                    more = _formats(*row[14:])
+                except (ValueError, TypeError) as error:
+                    raise StoreError(
+                        f"the tournament database {str(self.path)!r} is damaged (game {row[0]}: "
+                        f"{error}): it was changed by hand or by another program; start a new "
+                        "tournament with another --db"
+                    ) from None
             yield GameRow(
                 id=row[0],
                 seat0=row[1],
@@ -299,7 +398,57 @@ class Store:
                 hands=row[11],
                 seconds=row[12],
                 record=row[13],
+                **more,
             )
+
+
+def _formats(mode: object, seats: object, scores: object, side: object) -> dict[str, Any]:
+    """The format-2 columns of a game, checked (a ValueError or TypeError if one is damaged)."""
+    if not isinstance(mode, str) or not isinstance(seats, str) or not isinstance(scores, str):
+        raise TypeError("mode, seats and scores must be text")
+    names, points = json.loads(seats), json.loads(scores)
+    if not (
+        isinstance(names, list)
+        and 2 <= len(names) <= 4
+        and all(isinstance(n, str) for n in names)
+        and isinstance(points, list)
+        and len(points) >= 2
+        and all(isinstance(p, int) and not isinstance(p, bool) for p in points)
+    ):
+        raise ValueError(f"bad seats {seats} or scores {scores}")
+    if side is not None and not (isinstance(side, int) and 0 <= side < len(points)):
+        raise ValueError(f"bad winning side {side!r}")
+    return {"mode": mode, "seats": tuple(names), "scores": tuple(points), "side": side}
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring a format-1 database (two-player games only) to format 2, in one transaction: add the
+    columns of :data:`_NEW_COLUMNS`, fill them in from ``seat0``, ``seat1``, ``score0``,
+    ``score1`` and ``winner``, and record the new format. Another process that migrated it first
+    leaves nothing to do."""
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        (format_text,) = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if format_text == str(FORMAT):
+            return
+        have = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+        for name, definition in _NEW_COLUMNS:
+            if name not in have:
+                db.execute(f"ALTER TABLE games ADD COLUMN {name} {definition}")
+        old = db.execute("SELECT id, seat0, seat1, score0, score1, winner FROM games").fetchall()
+        db.executemany(
+            "UPDATE games SET mode = 'two-player', seats = ?, scores = ?, side = ? WHERE id = ?",
+            [
+                (
+                    json.dumps([seat0, seat1]),
+                    json.dumps([score0, score1]),
+                    0 if winner == seat0 else 1 if winner == seat1 else None,
+                    game_id,
+                )
+                for game_id, seat0, seat1, score0, score1, winner in old
+            ],
+        )
+        db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
 
 
 def _lock(path: Path) -> int:

@@ -1,9 +1,26 @@
-"""Tournaments: round-robin or gauntlet, games run concurrently in worker processes, every game
-committed to SQLite as it finishes, resumable after any interruption.
+"""Tournaments: round-robin or gauntlet, in any format, games run concurrently in worker processes,
+every game committed to SQLite as it finishes, resumable after any interruption.
 
-The schedule is a pure function of the configuration: pairs in a fixed order, deal seeds from a
+The schedule is a pure function of the configuration: tables in a fixed order, deal seeds from a
 SplitMix64 stream seeded with the tournament seed, game ids numbered in schedule order. So the same
 games are played whatever the concurrency, and ``--resume`` plays exactly the ids still missing.
+
+A table is the bots of one game, by player (:meth:`Config.tables`):
+
+- two-player and Hollywood: every pair of bots (a gauntlet: the first bot and each other);
+- three-player: every three bots, so that every two bots meet at ``n - 2`` tables;
+- partnership: for every four bots, the three ways to split them into two teams, so that every
+  bot partners every other at ``C(n - 2, 2)`` tables and faces every other at twice as many (team
+  0, players 0 and 2, against team 1, players 1 and 3).
+
+A gauntlet keeps the tables that seat the first bot. Each deal of a table is played, with
+``mirror``, in every seating of :func:`arena.match.rotations` (two players: the seats swapped;
+three players: every bot in every seat; partnership: the teams swapping sides), and from one deal
+to the next the table is turned (:data:`ORIENTATIONS`: three players, the other direction round the
+table; partnership, each bot changing places with its partner), so that over every two deals each
+bot sits in each seat equally often. Without ``mirror`` every game is a deal of its own, its
+seating the next of that same cycle. Two-player schedules are those of the first tournaments,
+byte for byte.
 """
 
 from __future__ import annotations
@@ -13,6 +30,7 @@ import contextlib
 import dataclasses
 import hashlib
 import io
+import itertools
 import logging
 import multiprocessing
 import os
@@ -27,12 +45,14 @@ from typing import Any
 
 from arena import wire
 from arena.botspec import BotSpec, Launch
-from arena.match import GameReport, Match, MatchError, MatchResult, Planned
+from arena.match import GameReport, Match, MatchError, MatchResult, Planned, rotations
 from arena.process import die_with_parent
-from arena.referee import REFEREE, Clock, Referee
+from arena.referee import REFEREE, Clock, Referee, forfeit_winner
 from arena.sandbox import resolve_sandbox
-from arena.store import GameRow, Store, StoreError
+from arena.store import GameRow, Store, StoreError, winner_name
 from engine.deck import SplitMix64
+from engine.formats import check_rules
+from engine.modes import FormatError, Mode
 from engine.rules import Rules
 
 KINDS = ("round-robin", "gauntlet")
@@ -44,9 +64,28 @@ class TournamentError(ValueError):
     """A tournament that cannot be set up as asked."""
 
 
+ORIENTATIONS: dict[Mode, tuple[tuple[int, ...], ...]] = {
+    Mode.THREE_PLAYER: ((0, 1, 2), (0, 2, 1)),
+    Mode.PARTNERSHIP: ((0, 1, 2, 3), (2, 3, 0, 1)),
+}
+"""How a table is turned from one deal to the next (``orientation[p]`` is the table place at
+player ``p`` before the rotation): three players, the other way round the table; partnership, each
+bot in its partner's place, teams unchanged. Two seats need no turning."""
+
+
+def seatings(mode: Mode) -> tuple[tuple[int, ...], ...]:
+    """The cycle of seatings a table's games go through: each orientation, in every rotation
+    (``seats[p]`` is the table place of the bot at player ``p``)."""
+    turns = ORIENTATIONS.get(mode, (tuple(range(mode.players)),))
+    return tuple(tuple(turn[r] for r in rotation) for turn in turns for rotation in rotations(mode))
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Everything that decides which games are played and how (not the concurrency)."""
+    """Everything that decides which games are played and how (not the concurrency).
+
+    ``games_per_pair`` is the number of games of each table (a pair of bots in the two-seat
+    formats; the name is kept for the databases that store it)."""
 
     bots: tuple[BotSpec, ...]
     kind: str = "round-robin"
@@ -58,52 +97,50 @@ class Config:
     in_process: bool = True
     memory_mb: int | None = None
     cpu_seconds: int | None = None
+    mode: Mode = Mode.TWO_PLAYER
 
     def __post_init__(self) -> None:
+        if not isinstance(self.mode, Mode):
+            try:
+                object.__setattr__(self, "mode", Mode.parse(str(self.mode)))
+            except FormatError as error:
+                raise TournamentError(str(error)) from None
         if self.kind not in KINDS:
             raise TournamentError(f"unknown tournament kind {self.kind!r}: {' or '.join(KINDS)}")
-        if len(self.bots) < 2:
+        if self.mode is Mode.TWO_PLAYER and len(self.bots) < 2:
             raise TournamentError("a tournament needs at least two bots")
+        if len(self.bots) < self.mode.players:
+            raise TournamentError(
+                f"a {self.mode} tournament needs at least {self.mode.players} bots (the "
+                f"{self.mode.players} players of each game), got {len(self.bots)}"
+            )
         names = [b.name for b in self.bots]
         for name in names:
             if names.count(name) > 1:
                 raise TournamentError(f"duplicate bot name {name!r}: give each bot its own name")
         if self.games_per_pair < 1:
-            raise TournamentError("--games-per-pair must be at least 1")
-        if self.mirror and self.games_per_pair % 2:
+            raise TournamentError("--games-per-table must be at least 1")
+        turns = len(rotations(self.mode))
+        if self.mirror and self.games_per_pair % turns:
+            if turns == 2:
+                raise TournamentError(
+                    f"--games-per-table {self.games_per_pair} is odd: mirrored deals need an "
+                    "even number (each deal is played twice, the sides swapped), or --no-mirror"
+                )
             raise TournamentError(
-                f"--games-per-pair {self.games_per_pair} is odd: mirrored deals need an even number"
+                f"--games-per-table {self.games_per_pair} is not a multiple of {turns}: a "
+                f"mirrored {self.mode} deal is played {turns} times (every bot in every seat); "
+                f"give a multiple of {turns}, or --no-mirror"
             )
         if not 0 <= self.seed < 2**64:
             raise TournamentError(f"bad seed {self.seed}: a seed is an integer from 0 to 2**64 - 1")
+        try:
+            check_rules(self.mode, self.rules)
+        except FormatError as error:
+            raise TournamentError(str(error)) from None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "bots": [
-                {
-                    "name": b.name,
-                    "command": list(b.command),
-                    "builtin": b.builtin,
-                    "cwd": None if b.cwd is None else str(b.cwd),
-                    "env": dict(b.env),
-                }
-                for b in self.bots
-            ],
-            "games_per_pair": self.games_per_pair,
-            "mirror": self.mirror,
-            "seed": str(self.seed),
-            "rules": self.rules.to_dict(),
-            "clock": {
-                "move": self.clock.move,
-                "bank": self.clock.bank,
-                "grace": self.clock.grace,
-                "startup": self.clock.startup,
-            },
-            "in_process": self.in_process,
-            "memory_mb": self.memory_mb,
-            "cpu_seconds": self.cpu_seconds,
-        }
+        return _config_json({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
 
     @classmethod
     def from_stored(cls, data: dict[str, Any], where: str) -> Config:
@@ -142,47 +179,98 @@ class Config:
             in_process=data["in_process"],
             memory_mb=data["memory_mb"],
             cpu_seconds=data["cpu_seconds"],
+            # Databases from before the formats have no mode: they are two-player tournaments.
+            mode=Mode.parse(data.get("mode", Mode.TWO_PLAYER.value)),
         )
 
     def names(self) -> list[str]:
         return [b.name for b in self.bots]
 
-    def pairs(self) -> list[tuple[int, int]]:
-        n = len(self.bots)
-        if self.kind == "gauntlet":  # the first bot against each of the others
-            return [(0, k) for k in range(1, n)]
-        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+    def tables(self) -> list[tuple[int, ...]]:
+        """The bots of each table, by player (indices into ``bots``), in schedule order: see the
+        module's documentation."""
+        players = range(len(self.bots))
+        groups = [
+            group
+            for group in itertools.combinations(players, self.mode.players)
+            if self.kind != "gauntlet" or 0 in group
+        ]
+        if self.mode is not Mode.PARTNERSHIP:
+            return groups
+        # Team 0 is players 0 and 2: the three ways to split a, b, c, d into two teams.
+        return [
+            table for a, b, c, d in groups for table in ((a, c, b, d), (a, b, c, d), (a, b, d, c))
+        ]
+
+    def pairs(self) -> list[tuple[int, ...]]:
+        """The tables of a two-seat format (:meth:`tables`), by their old name."""
+        return self.tables()
+
+
+def _config_json(c: dict[str, Any]) -> dict[str, Any]:
+    """The JSON of a configuration's fields ``c`` (as stored in the database), valid or not."""
+    clock: Clock = c["clock"]
+    bots: tuple[BotSpec, ...] = c["bots"]
+    return {
+        "kind": c["kind"],
+        "mode": Mode(c["mode"]).value,
+        "bots": [
+            {
+                "name": b.name,
+                "command": list(b.command),
+                "builtin": b.builtin,
+                "cwd": None if b.cwd is None else str(b.cwd),
+                "env": dict(b.env),
+            }
+            for b in bots
+        ],
+        "games_per_pair": c["games_per_pair"],
+        "mirror": c["mirror"],
+        "seed": str(c["seed"]),
+        "rules": c["rules"].to_dict(),
+        "clock": {
+            "move": clock.move,
+            "bank": clock.bank,
+            "grace": clock.grace,
+            "startup": clock.startup,
+        },
+        "in_process": c["in_process"],
+        "memory_mb": c["memory_mb"],
+        "cpu_seconds": c["cpu_seconds"],
+    }
 
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """Games between one pair that one worker plays with the same two bot processes."""
+    """Games of one table that one worker plays with the same bot processes."""
 
-    a: int
-    b: int
+    table: tuple[int, ...]
+    """The table's bots by place (indices into the configuration's bots)."""
     games: tuple[Planned, ...]
-    """``Planned.number`` is the game id; seats index (a, b)."""
+    """``Planned.number`` is the game id; seats index ``table``."""
 
 
 def schedule(config: Config) -> list[Task]:
-    """Every game of the tournament, grouped into tasks (a mirrored deal's two games together)."""
+    """Every game of the tournament, grouped into tasks (a mirrored deal's games together)."""
     seeds = SplitMix64(config.seed)
     tasks: list[Task] = []
     game_id = 0
-    deals = config.games_per_pair // 2 if config.mirror else config.games_per_pair
-    for a, b in config.pairs():
+    cycle = seatings(config.mode)
+    turns = len(rotations(config.mode))
+    deals = config.games_per_pair // turns if config.mirror else config.games_per_pair
+    for table in config.tables():
         for deal in range(deals):
             seed = seeds.next()
             games: tuple[Planned, ...]
-            if config.mirror:
-                games = (
-                    Planned(game_id + 1, seed, (0, 1)),
-                    Planned(game_id + 2, seed, (1, 0)),
+            if config.mirror:  # every rotation, the table turned from deal to deal
+                first = deal * turns % len(cycle)
+                games = tuple(
+                    Planned(game_id + 1 + k, seed, cycle[first + k]) for k in range(turns)
                 )
-            else:  # alternate seats from deal to deal
-                games = (Planned(game_id + 1, seed, (0, 1) if deal % 2 == 0 else (1, 0)),)
+            else:  # each game its own deal, the seating the next of the cycle
+                games = (Planned(game_id + 1, seed, cycle[deal % len(cycle)]),)
             game_id += len(games)
-            tasks.append(Task(a, b, games))
+            tasks.append(Task(table, games))
     return tasks
 
 
@@ -206,8 +294,11 @@ def resume_config(stored: Config, where: str, **given: Any) -> Config:
     clock = given.pop("clock", {})
     if "bots" in given:
         given["bots"] = tuple(given["bots"])
-    asked = dataclasses.replace(stored, clock=dataclasses.replace(stored.clock, **clock), **given)
-    old, new = stored.to_json(), asked.to_json()
+    # Compared as stored, without checking the asked configuration: a changed --mode or bot list
+    # is named as a change rather than refused for a reason of its own.
+    fields = {f.name: getattr(stored, f.name) for f in dataclasses.fields(stored)}
+    asked = fields | given | {"clock": dataclasses.replace(stored.clock, **clock)}
+    old, new = stored.to_json(), _config_json(asked)
     changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
     if changed:
         raise TournamentError(
@@ -285,10 +376,11 @@ def probe(config: Config, workdir: Path, venue: Venue = Venue("none")) -> dict[s
     versions: dict[str, str] = {}
     referee = Referee(config.rules, config.clock)
     launch = venue.launch(config)
+    hello = referee.hello(0, None, config.mode)
     for index, spec in enumerate(config.bots):
         connection = spec.connect(workdir, launch)
         try:
-            ready = connection.start(referee.hello(0), config.clock.startup)
+            ready = connection.start(hello, config.clock.startup)
             versions[spec.name] = ready.bot_version
         except Exception as error:
             detail = getattr(error, "detail", str(error))
@@ -304,8 +396,8 @@ def run_task(
     """Play one task's games (in a worker process) and return them as database rows, one for
     every game of the task: whatever goes wrong, a game is played, forfeited or abandoned."""
     config = Config.from_json(config_data)
-    pair = (config.bots[task.a], config.bots[task.b])
-    names = (pair[0].name, pair[1].name)
+    bots = tuple(config.bots[k] for k in task.table)
+    names = tuple(b.name for b in bots)
     stream = io.StringIO()
     rows: list[GameRow] = []
     marks = [0]
@@ -313,21 +405,27 @@ def run_task(
     def collect(report: GameReport, result: MatchResult) -> None:
         text = stream.getvalue()
         record, marks[0] = text[marks[0] :], len(text)
-        rows.append(_row(report, names, record))
+        rows.append(_row(config.mode, report, names, record))
 
     played: set[int] = set()
 
     def left(reason: str, failed: int | None, message: str) -> list[GameRow]:
         """Rows for the task's games not played: forfeited by ``failed``, or abandoned."""
         games = [g for g in task.games if g.number not in played]
-        return _unplayed(names, games, reason, failed, message)
+        return _unplayed(config.mode, names, games, reason=reason, failed=failed, message=message)
 
     try:
         launch = venue.launch(config)
     except ValueError as error:  # the sandbox asked for is not available on this machine
         return left(REFEREE, None, f"cannot run the bots here: {error}")
+    tags: dict[str, Any] = {
+        "tournament": config.kind,
+        "seed": str(config.seed),
+        "mirror": config.mirror,
+    }
+    tags["pair" if config.mode.players == 2 else "table"] = list(names)
     match = Match(
-        pair,
+        bots,
         config.rules,
         config.clock,
         games=len(task.games),
@@ -337,12 +435,8 @@ def run_task(
         sandbox=launch.sandbox,
         hidden=launch.hidden,
         workdir=Path(workdir),
-        record_tags={
-            "tournament": config.kind,
-            "seed": str(config.seed),
-            "mirror": config.mirror,
-            "pair": [names[0], names[1]],
-        },
+        record_tags=tags,
+        mode=config.mode,
     )
     try:
         match.play(record=stream, on_game=collect, plan=task.games)
@@ -356,19 +450,19 @@ def run_task(
     return rows
 
 
-def _row(report: GameReport, names: tuple[str, str], record: str) -> GameRow:
+def _row(mode: Mode, report: GameReport, names: Sequence[str], record: str) -> GameRow:
     o = report.outcome
-    seat_names = (names[report.seats[0]], names[report.seats[1]])
+    seats = tuple(names[b] for b in report.seats)
     failure = o.failure
     message = (o.error or "") if failure is None else failure.message
     return GameRow(
         id=report.number,
-        seat0=seat_names[0],
-        seat1=seat_names[1],
+        seat0=seats[0],
+        seat1=seats[1],
         seed=report.seed,
-        winner=None if o.winner is None else seat_names[o.winner],
+        winner=None if o.winner is None else winner_name(mode, seats, o.winner),
         reason=o.reason,
-        failed=None if failure is None else seat_names[failure.seat],
+        failed=None if failure is None else seats[failure.seat],
         message=message,
         rule="" if failure is None else failure.rule,
         score0=o.scores[0],
@@ -376,6 +470,10 @@ def _row(report: GameReport, names: tuple[str, str], record: str) -> GameRow:
         hands=o.hands,
         seconds=round(o.seconds, 3),
         record=record,
+        mode=mode.value,
+        seats=seats,
+        scores=tuple(o.scores),
+        side=o.winner,
     )
 
 
@@ -515,42 +613,60 @@ class _Runner:
             try:
                 rows = future.result()
             except BrokenProcessPool:
-                names = [b["name"] for b in self.data["bots"]]
-                self.commit(_abandoned(names, task, "the worker process playing it died"))
+                config = Config.from_json(self.data)
+                self.commit(_abandoned(config, task, "the worker process playing it died"))
                 return suspects[index + 1 :]
             self.commit(rows)
         return []
 
 
-def _abandoned(names: Sequence[str], task: Task, why: str) -> list[GameRow]:
+def _abandoned(config: Config, task: Task, why: str) -> list[GameRow]:
     log.error("games %s abandoned: %s", [g.number for g in task.games], why)
-    return _unplayed((names[task.a], names[task.b]), task.games, REFEREE, None, why)
+    names = [config.bots[k].name for k in task.table]
+    return _unplayed(config.mode, names, task.games, reason=REFEREE, failed=None, message=why)
 
 
 def _unplayed(
-    pair: Sequence[str], games: Iterable[Planned], reason: str, failed: int | None, message: str
+    mode: Mode,
+    table: Sequence[str],
+    games: Iterable[Planned],
+    *,
+    reason: str,
+    failed: int | None,
+    message: str,
 ) -> list[GameRow]:
-    """Rows for games of a pair (``seats`` index ``pair``) that were not played: forfeited by
-    the bot ``failed`` (its opponent wins), or abandoned (``failed`` None: drawn)."""
-    return [
-        GameRow(
-            id=planned.number,
-            seat0=pair[planned.seats[0]],
-            seat1=pair[planned.seats[1]],
-            seed=planned.seed,
-            winner=None if failed is None else pair[1 - failed],
-            reason=reason,
-            failed=None if failed is None else pair[failed],
-            message=message,
-            rule="",
-            score0=0,
-            score1=0,
-            hands=0,
-            seconds=0.0,
-            record="",
+    """Rows for games of a table (``seats`` index ``table``) that were not played: forfeited by
+    the bot ``failed`` (an index into ``table``; the other side wins, or with three players
+    nobody, as when a bot fails before anyone has scored), or abandoned (``failed`` None:
+    drawn)."""
+    zeros = (0,) * (2 if mode.teams else mode.players)
+    rows = []
+    for planned in games:
+        seats = tuple(table[k] for k in planned.seats)
+        side = None if failed is None else forfeit_winner(mode, planned.seats.index(failed), zeros)
+        rows.append(
+            GameRow(
+                id=planned.number,
+                seat0=seats[0],
+                seat1=seats[1],
+                seed=planned.seed,
+                winner=None if side is None else winner_name(mode, seats, side),
+                reason=reason,
+                failed=None if failed is None else table[failed],
+                message=message,
+                rule="",
+                score0=0,
+                score1=0,
+                hands=0,
+                seconds=0.0,
+                record="",
+                mode=mode.value,
+                seats=seats,
+                scores=zeros,
+                side=side,
+            )
         )
-        for planned in games
-    ]
+    return rows
 
 
 def _worker_start(parent: int) -> None:

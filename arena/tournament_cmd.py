@@ -19,6 +19,7 @@ from arena.botspec import BotSpec, BotSpecError, load_bots_file, resolve
 from arena.match import MatchError
 from arena.options import (
     add_clock_arguments,
+    add_mode_argument,
     add_process_arguments,
     add_rules_arguments,
     logs_from,
@@ -44,8 +45,9 @@ from arena.tournament import (
 )
 from arena.tournament import run as play_games
 from bots import BUILTIN
+from engine.modes import Mode
 
-HELP = "a round-robin or gauntlet of bots, resumable, ranked by Elo"
+HELP = "a round-robin or gauntlet of bots in any format, resumable, ranked by Elo"
 DESCRIPTION = f"""\
 Play a tournament and print the standings: Elo from a Bradley-Terry fit over all games, with 95%
 intervals, the likelihood of superiority (LOS) over the next bot, and failure counts.
@@ -54,13 +56,23 @@ With no arguments: a round-robin of the built-in bots ({", ".join(BUILTIN)}).
 
 examples:
   gin-arena tournament
-  gin-arena tournament --bot mine="python3 mybot.py" --bot greedy=greedy --games-per-pair 100
+  gin-arena tournament --bot mine="python3 mybot.py" --bot greedy=greedy --games-per-table 100
   gin-arena tournament --bots bots.toml --kind gauntlet --db league.sqlite
+  gin-arena tournament --mode three-player --bots bots.toml --games-per-table 30
   gin-arena tournament --db league.sqlite --resume
 
 Every game is committed to the SQLite database (--db) as it finishes. Interrupted in any way, the
 same database with --resume plays exactly the games still missing. The configuration is stored in
 the database; --resume refuses a different one.
+
+formats (--mode): a table is the bots of one game. two-player and hollywood: every pair of bots;
+three-player: every three bots; partnership: every four bots, split into two teams in each of the
+three ways (every bot partners and faces every other equally often). A gauntlet plays only the
+tables that seat the first bot. Mirrored, each deal of a table is played once in each seating: two
+seats, twice; three-player, three times (every bot in every seat); partnership, twice (the teams
+swapping sides); --games-per-table must then be a multiple of that. The ratings count a
+partnership game as a game between the two teams (a team's strength is the sum of its bots'), and
+a three-player game as one result against each of the other two players.
 """
 
 
@@ -75,15 +87,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kind",
         choices=KINDS,
-        help="round-robin (default) or gauntlet (the first bot against each of the others)",
+        help="round-robin (default) or gauntlet (the first bot against each of the others; in "
+        "the three- and four-player formats, the tables that seat the first bot)",
     )
-    parser.add_argument("--games-per-pair", type=int, help="games per pair of bots (default 60)")
+    add_mode_argument(parser)
+    parser.set_defaults(mode=None)  # given or not: a resumed tournament keeps its own
+    for action in parser._actions:  # the match's words, for tables of any number of bots
+        if action.dest == "mode":
+            action.help = (
+                "the format: two-player (default), hollywood (two bots a game, three games "
+                "scored at once), three-player (three bots a game, from at least three) or "
+                "partnership (two teams of two a game, from at least four bots); docs/RULES.md "
+                "R23-R25"
+            )
+    parser.add_argument(
+        "--games-per-table",
+        "--games-per-pair",
+        dest="games_per_pair",
+        type=int,
+        metavar="N",
+        help="games per table: per pair of bots in two-player and hollywood (default 60; "
+        "mirrored, a multiple of 2, or of 3 in three-player)",
+    )
     parser.add_argument(
         "--no-mirror",
         dest="mirror",
         action="store_const",
         const=False,
-        help="do not replay each deal with the seats swapped",
+        help="do not replay each deal in every seating (seats swapped, teams swapped, or "
+        "every bot in every seat), each game its own deal",
     )
     parser.add_argument(
         "--concurrency",
@@ -150,6 +182,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
     for name in ("kind", "games_per_pair", "mirror", "seed", "memory_mb", "cpu_seconds"):
         if getattr(args, name) is not None:
             given[name] = getattr(args, name)
+    if args.mode is not None:
+        given["mode"] = Mode.parse(args.mode)
     if args.subprocess is not None:
         given["in_process"] = not args.subprocess
     if args.rules is not None or args.options is not None:
@@ -252,10 +286,16 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
     resume = f"gin-arena tournament --db {shlex.quote(str(args.db))} --resume"
     quiet = args.format != "table"
     if not quiet:
-        pairs = len(config.pairs())
+        tables = len(config.tables())
         print(
-            f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(names)}): "
-            f"{plural(pairs, 'pair')}, {plural(config.games_per_pair, 'game')} each"
+            ("" if config.mode is Mode.TWO_PLAYER else f"{config.mode} ")
+            + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(names)}): "
+            + (
+                plural(tables, "pair")
+                if config.mode.players == 2
+                else f"{plural(tables, 'table')} of {config.mode.players}"
+            )
+            + f", {plural(config.games_per_pair, 'game')} each"
             + (", mirrored" if config.mirror else "")
             + (f", seed {config.seed}" if args.seed is not None else "")
             + f"; database {args.db}"
@@ -307,7 +347,7 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
                 file=sys.stderr,
             )
             return 130
-    sys.stdout.write(render(standings(names, games, args.anchor), args.format))
+    sys.stdout.write(render(standings(names, games, args.anchor, config.mode), args.format))
     if not quiet:
         for line in forfeits(games):
             print(line)
@@ -324,30 +364,30 @@ def plural(count: int, noun: str) -> str:
 
 
 class Eta:
-    """The time left, weighted by the pairs still to play: a pair's games take as long as its
-    games so far (the mean of all games for a pair not yet seen), spread over the workers. A
-    strong bot's pair is slow and a random bot's quick, and the schedule plays pairs in order,
+    """The time left, weighted by the tables still to play: a table's games take as long as its
+    games so far (the mean of all games for a table not yet seen), spread over the workers. A
+    strong bot's table is slow and a random bot's quick, and the schedule plays tables in order,
     so a plain games-per-second rate would be far off."""
 
     def __init__(self, tasks: Sequence[Task], done: Sequence[GameRow], workers: int) -> None:
-        self._pair_of = {g.number: (task.a, task.b) for task in tasks for g in task.games}
+        self._table_of = {g.number: task.table for task in tasks for g in task.games}
         finished = {row.id for row in done}
-        self._left: dict[tuple[int, int], int] = {}
-        for number, pair in self._pair_of.items():
+        self._left: dict[tuple[int, ...], int] = {}
+        for number, table in self._table_of.items():
             if number not in finished:
-                self._left[pair] = self._left.get(pair, 0) + 1
-        self._seconds: dict[tuple[int, int], list[float]] = {}
+                self._left[table] = self._left.get(table, 0) + 1
+        self._seconds: dict[tuple[int, ...], list[float]] = {}
         self._workers = max(1, workers)
         self._started = time.monotonic()
         self._played = 0
 
     def finished(self, row: GameRow) -> None:
-        pair = self._pair_of.get(row.id)
-        if pair is None:
+        table = self._table_of.get(row.id)
+        if table is None:
             return
         self._played += 1
-        self._left[pair] = max(0, self._left.get(pair, 0) - 1)
-        self._seconds.setdefault(pair, []).append(row.seconds)
+        self._left[table] = max(0, self._left.get(table, 0) - 1)
+        self._seconds.setdefault(table, []).append(row.seconds)
 
     def rate(self) -> str:
         elapsed = time.monotonic() - self._started
@@ -359,17 +399,18 @@ class Eta:
             return "?"
         overall = sum(known) / len(known)
         work = 0.0
-        for pair, left in self._left.items():
-            times = self._seconds.get(pair)
+        for table, left in self._left.items():
+            times = self._seconds.get(table)
             work += left * (sum(times) / len(times) if times else overall)
         seconds = round(work / self._workers)
         return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def _score(games: list[GameRow], name: str) -> float:
-    played = [g for g in games if name in (g.seat0, g.seat1)]
+    """The share of its games ``name`` won (a drawn game half), for the progress line's leader."""
+    played = [g for g in games if name in g.seats]
     if not played:
         return 0.0
-    return sum(1.0 if g.winner == name else 0.5 if g.winner is None else 0.0 for g in played) / len(
+    return sum(1.0 if name in g.winners else 0.5 if g.side is None else 0.0 for g in played) / len(
         played
     )

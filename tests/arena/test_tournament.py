@@ -41,9 +41,9 @@ def builtins(*kinds: str) -> tuple[BotSpec, ...]:
     return tuple(BotSpec(chr(ord("a") + i), builtin=kind) for i, kind in enumerate(kinds))
 
 
-def all_games(tasks: list[Task]) -> list[tuple[int, int, int, int, tuple[int, int]]]:
-    """(id, bot a, bot b, seed, seats) of every scheduled game, in schedule order."""
-    return [(g.number, t.a, t.b, g.seed, g.seats) for t in tasks for g in t.games]
+def all_games(tasks: list[Task]) -> list[tuple[int, int, int, int, tuple[int, ...]]]:
+    """(id, bot a, bot b, seed, seats) of every scheduled game of pairs, in schedule order."""
+    return [(g.number, t.table[0], t.table[1], g.seed, g.seats) for t in tasks for g in t.games]
 
 
 # -- the schedule -----------------------------------------------------------------------------
@@ -120,7 +120,7 @@ def test_the_schedule_is_a_pure_function_of_the_configuration() -> None:
 
 def test_configuration_is_checked() -> None:
     bots = builtins("greedy", "random")
-    with pytest.raises(TournamentError, match=r"--games-per-pair 3 is odd: mirrored deals"):
+    with pytest.raises(TournamentError, match=r"--games-per-table 3 is odd: mirrored deals"):
         Config(bots=bots, games_per_pair=3)
     assert len(all_games(schedule(Config(bots=bots, games_per_pair=3, mirror=False)))) == 3
     with pytest.raises(TournamentError, match=r"duplicate bot name 'a'"):
@@ -219,7 +219,7 @@ def check_against_schedule(config: Config, rows: list[GameRow]) -> None:
     expected = {}
     for task in schedule(config):
         for g in task.games:
-            pair = (names[task.a], names[task.b])
+            pair = (names[task.table[0]], names[task.table[1]])
             expected[g.number] = (pair[g.seats[0]], pair[g.seats[1]], g.seed)
     assert {r.id: (r.seat0, r.seat1, r.seed) for r in rows} == expected
 
