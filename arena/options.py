@@ -152,8 +152,11 @@ __all__ = [
 ]
 
 
-def add_mode_argument(parser: argparse.ArgumentParser, required_of: str = "") -> None:
-    """``--mode``: the format to play, or (``required_of``) the format a record must be in."""
+def add_mode_argument(
+    parser: argparse.ArgumentParser, required_of: str = "", help: str = ""
+) -> None:
+    """``--mode``: the format to play (``help`` replaces the match's wording), or
+    (``required_of``) the format a record must be in."""
     if required_of:
         parser.add_argument(
             "--mode",
@@ -166,7 +169,8 @@ def add_mode_argument(parser: argparse.ArgumentParser, required_of: str = "") ->
         "--mode",
         default=Mode.TWO_PLAYER.value,
         choices=[m.value for m in Mode],
-        help="the format: two-player (default), hollywood (two bots, three games scored at once), "
+        help=help
+        or "the format: two-player (default), hollywood (two bots, three games scored at once), "
         "three-player (three bots) or partnership (four bots: the first and third against the "
         "second and fourth); docs/RULES.md R23-R25",
     )

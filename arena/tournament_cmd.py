@@ -90,16 +90,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="round-robin (default) or gauntlet (the first bot against each of the others; in "
         "the three- and four-player formats, the tables that seat the first bot)",
     )
-    add_mode_argument(parser)
+    add_mode_argument(
+        parser,
+        help="the format: two-player (default), hollywood (two bots a game, three games scored "
+        "at once), three-player (three bots a game, from at least three) or partnership (two "
+        "teams of two a game, from at least four bots); docs/RULES.md R23-R25",
+    )
     parser.set_defaults(mode=None)  # given or not: a resumed tournament keeps its own
-    for action in parser._actions:  # the match's words, for tables of any number of bots
-        if action.dest == "mode":
-            action.help = (
-                "the format: two-player (default), hollywood (two bots a game, three games "
-                "scored at once), three-player (three bots a game, from at least three) or "
-                "partnership (two teams of two a game, from at least four bots); docs/RULES.md "
-                "R23-R25"
-            )
     parser.add_argument(
         "--games-per-table",
         "--games-per-pair",
