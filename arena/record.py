@@ -23,7 +23,9 @@ from engine.hand import Action as EngineAction
 from engine.modes import Mode
 from protocol import messages as m
 
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
+"""2 added the formats (``mode``, a hand's ``players`` and ``table``); a format-1 record is a
+two-player record and reads as one."""
 
 
 class _Line(BaseModel):
@@ -41,7 +43,12 @@ class GameLine(_Line):
     """The tags of a game."""
 
     type: Literal["game"]
-    format: int = RECORD_FORMAT
+    format: int = Field(
+        default=RECORD_FORMAT,
+        ge=1,
+        le=RECORD_FORMAT,
+        description="The record format: 2 (1, before the formats, reads as two-player).",
+    )
     game: int
     seed: int
     rules: dict[str, int | bool | str]
@@ -270,6 +277,12 @@ def read_lines(path: Path) -> Iterator[tuple[int, RecordLine]]:
                 yield number, LINE_ADAPTER.validate_json(text)
             except pydantic.ValidationError as error:
                 first = error.errors()[0]
+                if first["loc"] == ("game", "format"):
+                    raise RecordError(
+                        f"{path}:{number}: record format {first['input']!r} is not one this "
+                        f"gin-arena reads (1 to {RECORD_FORMAT}): read it with the version that "
+                        "wrote it, or a newer one"
+                    ) from None
                 where = ".".join(str(p) for p in first["loc"])
                 raise RecordError(
                     f"{path}:{number}: not a record line ({where}: {first['msg']})"

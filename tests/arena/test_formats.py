@@ -18,7 +18,7 @@ from arena.cli import main
 from arena.connection import InProcessConnection
 from arena.judge import judge
 from arena.match import Match, rotations
-from arena.record import BotTag, RecordedGame, Writer, read_games
+from arena.record import BotTag, RecordedGame, RecordError, Writer, read_games
 from arena.referee import Clock, GameOutcome, Referee, forfeit_winner
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
@@ -376,3 +376,22 @@ def test_the_three_player_hand_line_in_records_md_is_real() -> None:
     game = ThreePlayer(HOYLE, 0)
     assert example["players"] == list(game.seated) and example["dealer"] == game.hand.dealer
     assert example["deck"] == [CARD_NAMES[c] for c in game.hand.deck]
+
+
+def test_a_format_1_record_reads_as_two_player_and_an_unknown_format_is_refused(
+    tmp_path: Path,
+) -> None:
+    _, _, record = play(Mode.TWO_PLAYER, [GreedyBot, RandomBot], seed=6)
+    lines = [json.loads(line) for line in record.splitlines()]
+    assert lines[0]["format"] == 2 and lines[0]["mode"] == "two-player"
+    del lines[0]["mode"]
+    lines[0]["format"] = 1
+    old = tmp_path / "format1.jsonl"
+    old.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert judge(old).ok
+    lines[0]["format"] = 3
+    new = tmp_path / "format3.jsonl"
+    new.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    refused = r"format3.jsonl:1: record format 3 is not one this gin-arena reads \(1 to 2\)"
+    with pytest.raises(RecordError, match=refused):
+        judge(new)
