@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from engine.deck import SplitMix64
-from engine.game import Game, GameEnd, GameError, GameResult
-from engine.hand import Action, Hand, HandResult, Phase
+from engine.game import Game, GameEnd, GameResult, HandSeries, game_result, next_dealer
+from engine.hand import Action, Hand, HandResult
 from engine.modes import FormatError, Mode
 from engine.rules import HOYLE, Rules
 
@@ -108,7 +108,7 @@ class Session(Protocol):
     def next_hand(self, deck: Sequence[int] | None = None) -> Hand: ...
 
 
-class _Format:
+class _Format(HandSeries):
     """What the three formats share: the deal stream, hand bookkeeping and the R22 hand limit
     (counted in rounds: a partnership round is two hands)."""
 
@@ -147,67 +147,10 @@ class _Format:
     def result(self) -> FormatResult | None:
         return self._result
 
-    @property
-    def is_over(self) -> bool:
-        return self._result is not None
-
-    @property
-    def seated(self) -> tuple[int, int]:
-        """The players in the current hand's seats 0 and 1."""
-        return self._seated
-
-    @property
-    def next_seating(self) -> tuple[tuple[int, int], int]:
-        """The players of the hand :meth:`next_hand` deals (by seat) and the seat that deals it."""
-        raise NotImplementedError
-
-    def _deal(self, deck: Sequence[int] | None) -> Hand:
-        order = self._rng.shuffled_deck() if deck is None else deck
-        self.hand_number += 1
-        self._seated, dealer_seat = self.next_seating
-        return Hand(self.rules, dealer_seat, order)
-
-    def apply(self, action: Action) -> HandResult | None:
-        """Apply a checked action to the current hand; when it ends the hand, score it."""
-        hand = self.hand
-        hand.apply(action)
-        if hand.result is None:
-            return None
-        self._scored(hand.result)
-        return hand.result
-
-    def record(self, result: HandResult) -> None:
-        """Score a hand that was finished outside :meth:`apply`."""
-        if self.hand.result is not result:
-            raise GameError("record() takes the result of the current hand")
-        if self.results and self.results[-1] is result:
-            raise GameError("this hand's result is already scored")
-        self._scored(result)
-
-    def _scored(self, result: HandResult) -> None:
-        self.results.append(result)
-        self._score(result)
-
-    def _score(self, result: HandResult) -> None:
-        raise NotImplementedError
-
     def _round_over(self) -> bool:
         """Count a round; True when the hand limit (R22) ends the game."""
         self.rounds += 1
         return self._result is None and self.rounds >= self.rules.hand_limit
-
-    def next_hand(self, deck: Sequence[int] | None = None) -> Hand:
-        """Deal the next hand after the current one ended (from ``deck`` if given)."""
-        if self._result is not None:
-            raise GameError(f"the game is over ({self._result})")
-        if self.hand.phase is not Phase.FINISHED:
-            raise GameError("the current hand is not over yet")
-        if self.hand.result is not None and (
-            not self.results or self.results[-1] is not self.hand.result
-        ):
-            raise GameError("the current hand's result was not scored: call record() first")
-        self.hand = self._deal(deck)
-        return self.hand
 
 
 def _winner_of(scores: Sequence[int]) -> int | None:
@@ -290,16 +233,22 @@ class Hollywood(_Format):
                 column.entered[winner] = True
                 column.won[winner] += 1
                 if column.points[winner] >= rules.game_target:
-                    column.result = _column_result(rules, column, winner, GameEnd.TARGET, self)
-            self.dealer = _next_dealer(rules, self.dealer, winner)
+                    column.result = self._decide(column, winner, GameEnd.TARGET)
+            self.dealer = next_dealer(rules, self.dealer, winner)
         if self._round_over():
             for column in self.columns:
                 if column.result is None:
-                    column.result = _column_result(
-                        rules, column, _winner_of(column.points), GameEnd.HAND_LIMIT, self
+                    column.result = self._decide(
+                        column, _winner_of(column.points), GameEnd.HAND_LIMIT
                     )
         if all(c.result is not None for c in self.columns):
             self._end()
+
+    def _decide(self, column: _Column, winner: int | None, end: GameEnd) -> GameResult:
+        """A Hollywood game's result with its own bonuses (R16), as a two-player game's."""
+        return game_result(
+            self.rules, column.points, column.won, winner, end=end, hands_played=len(self.results)
+        )
 
     def _end(self) -> None:
         games = tuple(c.result for c in self.columns if c.result is not None)
@@ -322,38 +271,6 @@ class Hollywood(_Format):
             end=end,
             games=games,
         )
-
-
-def _column_result(
-    rules: Rules, column: _Column, winner: int | None, end: GameEnd, game: Hollywood
-) -> GameResult:
-    """A Hollywood game's result with its own bonuses (R16), as a two-player game's."""
-    bonus = 0
-    if end is GameEnd.TARGET and winner is not None:
-        bonus = rules.game_bonus + (rules.shutout_bonus if column.points[1 - winner] == 0 else 0)
-    line = (column.won[0] * rules.line_bonus, column.won[1] * rules.line_bonus)
-    final = [column.points[0] + line[0], column.points[1] + line[1]]
-    if winner is not None:
-        final[winner] += bonus
-    return GameResult(
-        winner=winner,
-        scores=(final[0], final[1]),
-        hand_points=(column.points[0], column.points[1]),
-        hands_won=(column.won[0], column.won[1]),
-        game_bonus=bonus,
-        line_bonus=line,
-        hands_played=len(game.results),
-        end=end,
-    )
-
-
-def _next_dealer(rules: Rules, dealer: int, winner: int) -> int:
-    """O12 between two sides (players or teams) after a hand or round ``winner`` won."""
-    if rules.next_dealer == "winner":
-        return winner
-    if rules.next_dealer == "loser":
-        return 1 - winner
-    return 1 - dealer
 
 
 class _Totals(_Format):
@@ -520,7 +437,7 @@ class Partnership(_Totals):
         self._next_table = 0
         credited = _winner_of(points)
         if credited is not None:
-            self.dealer = _next_dealer(self.rules, self.dealer, credited)
+            self.dealer = next_dealer(self.rules, self.dealer, credited)
             self._credit(credited, points[credited] - points[1 - credited])
         self._check_limit()
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.deck import SplitMix64
 from engine.hand import Action, Hand, HandResult, Phase
 from engine.modes import Mode
+
+if TYPE_CHECKING:
+    from engine.formats import FormatResult
 from engine.rules import HOYLE, Rules
 
 
@@ -55,7 +59,86 @@ class GameResult:
         return f"player {self.winner} wins {self.scores[0]}-{self.scores[1]} {after}"
 
 
-class Game:
+class HandSeries:
+    """Hands dealt one after another from one seed's stream (R21), each scored as it ends: what a
+    two-player :class:`Game` and every format of :mod:`engine.formats` share.
+
+    A subclass sets ``rules``, ``seed`` and ``_rng`` (and whatever its seating needs), then deals
+    the first hand with :meth:`_deal`; it scores a hand in :meth:`_score`, says who plays and deals
+    the next hand in :attr:`next_seating`, and has a ``result`` once the game is over."""
+
+    rules: Rules
+    seed: int
+    _rng: SplitMix64
+    hand: Hand
+    hand_number: int
+    results: list[HandResult]
+    _seated: tuple[int, int] = (0, 1)
+
+    @property
+    def result(self) -> GameResult | FormatResult | None:
+        raise NotImplementedError
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    @property
+    def seated(self) -> tuple[int, int]:
+        """The players in the current hand's seats 0 and 1."""
+        return self._seated
+
+    @property
+    def next_seating(self) -> tuple[tuple[int, int], int]:
+        """The players of the hand :meth:`next_hand` deals, by seat, and the seat that deals."""
+        raise NotImplementedError
+
+    def _deal(self, deck: Sequence[int] | None) -> Hand:
+        order = self._rng.shuffled_deck() if deck is None else deck
+        self.hand_number += 1
+        self._seated, dealer_seat = self.next_seating
+        return Hand(self.rules, dealer_seat, order)
+
+    def apply(self, action: Action) -> HandResult | None:
+        """Apply a checked action to the current hand; when it ends the hand, score it and return
+        its result."""
+        hand = self.hand
+        hand.apply(action)
+        if hand.result is None:
+            return None
+        self._scored(hand.result)
+        return hand.result
+
+    def record(self, result: HandResult) -> None:
+        """Score a hand that was finished outside :meth:`apply` (e.g. with apply_unchecked)."""
+        if self.hand.result is not result:
+            raise GameError("record() takes the result of the current hand")
+        if self.results and self.results[-1] is result:
+            raise GameError("this hand's result is already scored")
+        self._scored(result)
+
+    def _scored(self, result: HandResult) -> None:
+        self.results.append(result)
+        self._score(result)
+
+    def _score(self, result: HandResult) -> None:
+        raise NotImplementedError
+
+    def next_hand(self, deck: Sequence[int] | None = None) -> Hand:
+        """Deal the next hand after the current one ended (from ``deck`` if given)."""
+        if self.result is not None:
+            raise GameError(f"the game is over ({self.result})")
+        if self.hand.phase is not Phase.FINISHED:
+            raise GameError("the current hand is not over yet")
+        if self.hand.result is not None and (
+            not self.results or self.results[-1] is not self.hand.result
+        ):
+            raise GameError("the current hand's result was not scored: call record() first")
+        self.hand = self._deal(deck)
+        return self.hand
+
+
+class Game(HandSeries):
     """A game between players 0 and 1.
 
     >>> game = Game(seed=1)
@@ -82,21 +165,17 @@ class Game:
         self.scores = [0, 0]
         self.hands_won = [0, 0]
         self.results: list[HandResult] = []
-        self.result: GameResult | None = None
+        self._result: GameResult | None = None
         self.hand_number = 0
         self.hand = self._deal(deck)
-
-    @property
-    def is_over(self) -> bool:
-        return self.result is not None
 
     mode: Mode = Mode.TWO_PLAYER
     """The format (:mod:`engine.formats` has the others)."""
 
     @property
-    def seated(self) -> tuple[int, int]:
-        """The players in the current hand's seats 0 and 1: always both players."""
-        return (0, 1)
+    def result(self) -> GameResult | None:
+        """The end of the game, once it is over."""
+        return self._result
 
     @property
     def table(self) -> int:
@@ -104,7 +183,6 @@ class Game:
 
     @property
     def next_seating(self) -> tuple[tuple[int, int], int]:
-        """The players of the hand :meth:`next_hand` deals, by seat, and the seat that deals."""
         return (0, 1), self.dealer
 
     @property
@@ -117,44 +195,15 @@ class Game:
         """The game scores of the current hand's seats."""
         return (self.scores[0], self.scores[1])
 
-    def _deal(self, deck: Sequence[int] | None) -> Hand:
-        order = self._rng.shuffled_deck() if deck is None else deck
-        self.hand_number += 1
-        return Hand(self.rules, self.dealer, order)
-
-    def apply(self, action: Action) -> HandResult | None:
-        """Apply a checked action to the current hand; when it ends the hand, score it and return
-        its result."""
-        hand = self.hand
-        hand.apply(action)
-        if hand.result is None:
-            return None
-        self._score(hand.result)
-        return hand.result
-
-    def record(self, result: HandResult) -> None:
-        """Score a hand that was finished outside :meth:`apply` (e.g. with apply_unchecked)."""
-        if self.hand.result is not result:
-            raise GameError("record() takes the result of the current hand")
-        if self.results and self.results[-1] is result:
-            raise GameError("this hand's result is already scored")
-        self._score(result)
-
     def _score(self, result: HandResult) -> None:
         rules = self.rules
-        self.results.append(result)
         winner = result.winner
         if winner is None:  # R4, R11, R17: drawn; the same dealer deals again
             self._check_hand_limit()
             return
         self.scores[winner] += result.points
         self.hands_won[winner] += 1
-        if rules.next_dealer == "winner":
-            self.dealer = winner
-        elif rules.next_dealer == "loser":
-            self.dealer = 1 - winner
-        else:
-            self.dealer = 1 - self.dealer
+        self.dealer = next_dealer(rules, self.dealer, winner)
         if self.scores[winner] >= rules.game_target:  # R15
             self._end(winner)
         else:
@@ -168,36 +217,47 @@ class Game:
         self._end(None if a == b else (0 if a > b else 1), GameEnd.HAND_LIMIT)
 
     def _end(self, winner: int | None, end: GameEnd = GameEnd.TARGET) -> None:
-        rules = self.rules
-        bonus = 0
-        if end is GameEnd.TARGET:  # R16: the game bonuses go to a player who reached the target
-            assert winner is not None
-            loser = 1 - winner
-            bonus = rules.game_bonus + (rules.shutout_bonus if self.scores[loser] == 0 else 0)
-        line = (self.hands_won[0] * rules.line_bonus, self.hands_won[1] * rules.line_bonus)
-        final = [self.scores[0] + line[0], self.scores[1] + line[1]]
-        if winner is not None:
-            final[winner] += bonus
-        self.result = GameResult(
-            winner=winner,
-            scores=(final[0], final[1]),
-            hand_points=(self.scores[0], self.scores[1]),
-            hands_won=(self.hands_won[0], self.hands_won[1]),
-            game_bonus=bonus,
-            line_bonus=line,
-            hands_played=len(self.results),
-            end=end,
+        self._result = game_result(
+            self.rules, self.scores, self.hands_won, winner, end=end, hands_played=len(self.results)
         )
 
-    def next_hand(self, deck: Sequence[int] | None = None) -> Hand:
-        """Deal the next hand after the current one ended (from ``deck`` if given)."""
-        if self.result is not None:
-            raise GameError(f"the game is over ({self.result})")
-        if self.hand.phase is not Phase.FINISHED:
-            raise GameError("the current hand is not over yet")
-        if self.hand.result is not None and (
-            not self.results or self.results[-1] is not self.hand.result
-        ):
-            raise GameError("the current hand's result was not scored: call record() first")
-        self.hand = self._deal(deck)
-        return self.hand
+
+def next_dealer(rules: Rules, dealer: int, winner: int) -> int:
+    """R4, O12: who deals after a hand (in partnership, a round) that side ``winner`` won."""
+    if rules.next_dealer == "winner":
+        return winner
+    if rules.next_dealer == "loser":
+        return 1 - winner
+    return 1 - dealer
+
+
+def game_result(
+    rules: Rules,
+    points: Sequence[int],
+    won: Sequence[int],
+    winner: int | None,
+    *,
+    end: GameEnd,
+    hands_played: int,
+) -> GameResult:
+    """The end of a game between two sides with its R16 bonuses: the game bonus (and the shutout
+    bonus when the loser has no points) to a winner who reached the target, the line bonus to
+    each side for every hand it won."""
+    bonus = 0
+    if end is GameEnd.TARGET:  # R16: the game bonuses go to a player who reached the target
+        assert winner is not None
+        bonus = rules.game_bonus + (rules.shutout_bonus if points[1 - winner] == 0 else 0)
+    line = (won[0] * rules.line_bonus, won[1] * rules.line_bonus)
+    final = [points[0] + line[0], points[1] + line[1]]
+    if winner is not None:
+        final[winner] += bonus
+    return GameResult(
+        winner=winner,
+        scores=(final[0], final[1]),
+        hand_points=(points[0], points[1]),
+        hands_won=(won[0], won[1]),
+        game_bonus=bonus,
+        line_bonus=line,
+        hands_played=hands_played,
+        end=end,
+    )
