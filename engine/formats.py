@@ -115,8 +115,14 @@ class _Format(HandSeries):
     mode: Mode
 
     def __init__(
-        self, rules: Rules, seed: int, first_dealer: int | None, deck: Sequence[int] | None
+        self,
+        rules: Rules = HOYLE,
+        seed: int = 0,
+        first_dealer: int | None = None,
+        deck: Sequence[int] | None = None,
     ) -> None:
+        """Start a game and deal its first hand (from ``deck`` if given, else from the seed);
+        ``first_dealer`` is a player, or in partnership the dealing team."""
         check_rules(self.mode, rules)
         self.rules = rules
         self.seed = seed
@@ -131,8 +137,11 @@ class _Format(HandSeries):
         self.rounds = 0
         self._result: FormatResult | None = None
         self.hand_number = 0
-        self._seated = (0, 1)
+        self._setup()
         self.hand = self._deal(deck)
+
+    def _setup(self) -> None:
+        """Set up the format's own score sheet, before the first deal."""
 
     def _first_dealer(self, number: int) -> int:
         return number & 1
@@ -187,15 +196,8 @@ class Hollywood(_Format):
 
     mode = Mode.HOLLYWOOD
 
-    def __init__(
-        self,
-        rules: Rules = HOYLE,
-        seed: int = 0,
-        first_dealer: int | None = None,
-        deck: Sequence[int] | None = None,
-    ) -> None:
+    def _setup(self) -> None:
         self.columns = [_Column([0, 0], [False, False], [0, 0]) for _ in range(HOLLYWOOD_GAMES)]
-        super().__init__(rules, seed, first_dealer, deck)
 
     @property
     def next_seating(self) -> tuple[tuple[int, int], int]:
@@ -278,12 +280,9 @@ class _Totals(_Format):
 
     sides: int
 
-    def __init__(
-        self, rules: Rules, seed: int, first_dealer: int | None, deck: Sequence[int] | None
-    ) -> None:
+    def _setup(self) -> None:
         self.scores = [0] * self.sides
         self.hands_won = [0] * self.sides
-        super().__init__(rules, seed, first_dealer, deck)
 
     @property
     def totals(self) -> tuple[int, ...]:
@@ -339,15 +338,6 @@ class ThreePlayer(_Totals):
     mode = Mode.THREE_PLAYER
     sides = 3
 
-    def __init__(
-        self,
-        rules: Rules = HOYLE,
-        seed: int = 0,
-        first_dealer: int | None = None,
-        deck: Sequence[int] | None = None,
-    ) -> None:
-        super().__init__(rules, seed, first_dealer, deck)
-
     def _first_dealer(self, number: int) -> int:
         return number % 3
 
@@ -399,18 +389,12 @@ class Partnership(_Totals):
     sides = 2
     TABLES = (((0, 1), (2, 3)), ((0, 3), (2, 1)))
 
-    def __init__(
-        self,
-        rules: Rules = HOYLE,
-        seed: int = 0,
-        first_dealer: int | None = None,
-        deck: Sequence[int] | None = None,
-    ) -> None:
+    def _setup(self) -> None:
+        super()._setup()
         self._next_table = 0
         self.table = 0
         """The current hand's table: 0 or 1."""
         self.round_results: list[HandResult] = []
-        super().__init__(rules, seed, first_dealer, deck)
 
     @property
     def next_seating(self) -> tuple[tuple[int, int], int]:
