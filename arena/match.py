@@ -283,9 +283,9 @@ class Match:
                 return conn
 
             def hello(bot: int) -> m.Hello:
-                if self.mode is Mode.TWO_PLAYER:
-                    return referee.hello(bot, names[1 - bot])
-                return referee.hello(0 if self.mode.relative_seats else bot, None, self.mode)
+                if self.mode.relative_seats:  # seat 0 in every hand; no single opponent
+                    return referee.hello(0, None, self.mode)
+                return referee.hello(bot, names[1 - bot], self.mode)
 
             def close_all() -> None:
                 for conn in connections:
