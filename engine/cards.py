@@ -103,6 +103,7 @@ def _check_mask(mask: int) -> None:
 def cards_of(mask: int) -> list[Card]:
     """The cards of a set, lowest index first."""
     _check_mask(mask)
+    mask = +mask  # a CardSet's plain int: its own operators would build a CardSet per step
     out = []
     while mask:
         low = mask & -mask
@@ -124,6 +125,7 @@ def format_cards(mask: int) -> str:
 def deadwood_value(mask: int) -> int:
     """Sum of the values of the cards in ``mask``."""
     _check_mask(mask)
+    mask = +mask  # a CardSet's plain int: its own operators would build a CardSet per step
     total = 0
     while mask:
         low = mask & -mask

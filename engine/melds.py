@@ -139,7 +139,11 @@ def deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD) -> int:
     """Least deadwood of ``cards``, up to :data:`MAX_CARDS` (11), with every card kept: no
     discard. Raises :class:`~engine.cards.CardError` for more cards or a mask that is not a card
     set."""
-    h = cards
+    try:
+        h = +cards  # a CardSet becomes its plain mask: the arithmetic below stays in C
+    except TypeError:
+        _check_cards(cards, MAX_CARDS)
+        raise
     a = h & 8191
     b = h >> 13 & 8191
     c = h >> 26 & 8191
@@ -164,7 +168,11 @@ def min_deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD, _gain: list[int] = D
     Raises :class:`~engine.cards.CardError` for more than 11 cards or a mask that is not a card set.
     """
     # The tables are default arguments so that the hot path reads locals, not globals.
-    h = cards
+    try:
+        h = +cards  # a CardSet becomes its plain mask: the arithmetic below stays in C
+    except TypeError:
+        _check_cards(cards, MAX_CARDS)
+        raise
     n = h.bit_count()
     a = h & 8191
     b = h >> 13 & 8191
@@ -212,8 +220,8 @@ def best_discards(cards: int, forbidden: int = 0) -> tuple[int, int]:
 
     Raises :class:`~engine.cards.CardError` unless ``cards`` is exactly 11 cards
     (:data:`MAX_CARDS`) and both masks are card sets."""
-    h = int(cards)
-    forbidden = int(forbidden)
+    h = _as_mask(cards)
+    forbidden = _as_mask(forbidden, "forbidden cards")
     if h >> 52 or h.bit_count() != MAX_CARDS or forbidden >> 52:
         _check_cards(h, MAX_CARDS, exact=True)
         _check_cards(forbidden, 52, what="forbidden cards")
@@ -264,7 +272,7 @@ def discard_deadwoods(cards: int) -> dict[int, int]:
 
     Raises :class:`~engine.cards.CardError` unless ``cards`` is a card set of exactly 11 cards
     (:data:`MAX_CARDS`)."""
-    h = int(cards)
+    h = _as_mask(cards)
     _check_cards(h, MAX_CARDS, exact=True)
     return {card: deadwood(h ^ (1 << card)) for card in cards_of(h)}
 
@@ -279,6 +287,7 @@ def is_meld(meld: int) -> bool:
 
     Takes any card set (a meld has 3 to 13 cards; the cost does not grow with the cards); raises
     :class:`~engine.cards.CardError` for a mask that is not a card set."""
+    meld = _as_mask(meld, "meld")
     if meld >> 52:
         _check_cards(meld, 52, what="meld")
     n = meld.bit_count()
@@ -326,14 +335,14 @@ def check_arrangement(cards: int, melds: Sequence[int]) -> int:
     holds a card that is not in the hand; :class:`~engine.cards.CardError` if ``cards`` is not a
     card set.
     """
+    cards = _as_mask(cards)
     _check_cards(cards, 52)
-    cards = int(cards)
     used = 0
     for meld in melds:
         why = meld_error(meld)
         if why:
             raise MeldError(why, "R1" if "(R1)" in why else "R3")
-        meld = int(meld)
+        meld = +meld
         if meld & ~cards:
             raise MeldError(
                 f"[{format_cards(meld)}]: {format_cards(meld & ~cards)} not in the hand "
@@ -394,8 +403,8 @@ def best_arrangement(cards: int) -> Arrangement:
 
     Takes up to :data:`MAX_CARDS` (11) cards; raises :class:`~engine.cards.CardError` for more or
     for a mask that is not a card set."""
-    _check_cards(cards, MAX_CARDS)
-    h = int(cards)
+    h = _as_mask(cards)
+    _check_cards(h, MAX_CARDS)
     a, b, c, d = h & 8191, h >> 13 & 8191, h >> 26 & 8191, h >> 39
     best, best_sets = 1000, 0
     for m in _set_choices(h, a, b, c, d):
@@ -415,8 +424,8 @@ def all_melds(cards: int) -> list[int]:
 
     Takes any card set (at most 288 melds come out of the full deck); raises
     :class:`~engine.cards.CardError` for a mask that is not a card set."""
-    _check_cards(cards, 52)
-    h = int(cards)
+    h = _as_mask(cards)
+    _check_cards(h, 52)
     out = []
     for rm in _RANK_MASKS:
         group = h & rm
@@ -442,8 +451,8 @@ def all_arrangements(cards: int) -> list[Arrangement]:
 
     Takes up to :data:`MAX_CARDS` (11) cards; raises :class:`~engine.cards.CardError` for more or
     for a mask that is not a card set."""
-    _check_cards(cards, MAX_CARDS)
-    h = int(cards)
+    h = _as_mask(cards)
+    _check_cards(h, MAX_CARDS)
     target = deadwood(h)
     melds = all_melds(h)
     by_card: dict[int, list[int]] = {}
@@ -478,9 +487,10 @@ def lay_off_exposure(melds: Sequence[int], hand: int) -> int:
 
     Takes any card sets (the cost is linear in the melds): ``hand`` may be every card the defender
     cannot hold. Raises :class:`~engine.cards.CardError` for a mask that is not a card set."""
+    hand = _as_mask(hand)
     _check_cards(hand, 52)
     exposed = 0
-    for meld in map(int, melds):
+    for meld in (_as_mask(m, "meld") for m in melds):
         if meld >> 52:
             _check_cards(meld, 52, what="meld")
         rank_mask = _RANK_MASKS[((meld & -meld).bit_length() - 1) % 13]
@@ -488,7 +498,7 @@ def lay_off_exposure(melds: Sequence[int], hand: int) -> int:
             exposed |= _run_ends(meld)
         elif meld.bit_count() == 3:
             exposed |= rank_mask & ~meld
-    return exposed & ~int(hand)
+    return exposed & ~hand
 
 
 def _run_ends(run: int) -> int:
@@ -514,10 +524,11 @@ def knock_arrangement(cards: int, dead: int = 0) -> Arrangement:
     Takes up to :data:`MAX_CARDS` (11) cards (eleven after big gin) and any card set ``dead``;
     raises :class:`~engine.cards.CardError` for more cards or a mask that is not a card set.
     """
+    dead = _as_mask(dead, "dead cards")
     _check_cards(dead, 52, what="dead cards")
-    h = int(cards)
+    h = _as_mask(cards)
     options = all_arrangements(h)
-    unavailable = h | int(dead)
+    unavailable = h | dead
     return min(
         options,
         key=lambda a: (
@@ -600,8 +611,8 @@ def lay_off(defender: int, knocker_melds: Sequence[int]) -> LayOffResult:
     :class:`~engine.cards.CardError` for more cards, overlapping cards or a mask that is not a card
     set.
     """
-    h = int(defender)
-    melds = [int(m) for m in knocker_melds]
+    h = _as_mask(defender, "defender's hand")
+    melds = [_as_mask(m, "meld") for m in knocker_melds]
     melded = 0
     for m in melds:
         if m >> 52 or m & melded:
@@ -635,6 +646,15 @@ def lay_off(defender: int, knocker_melds: Sequence[int]) -> LayOffResult:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _as_mask(value: object, what: str = "hand") -> int:
+    """``value`` as a plain int mask (a :class:`~engine.cards.CardSet` becomes its own int, so that
+    the arithmetic on it runs at int speed); :class:`CardError` if it is not an int at all."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return +value
+    _check_cards(value, 52, what=what)
+    raise AssertionError("unreachable: _check_cards rejects every non-int")
 
 
 def _check_cards(h: object, most: int, exact: bool = False, what: str = "hand") -> None:
