@@ -150,6 +150,34 @@ DISCARDS: Final = tuple(Action(ActionKind.DISCARD, c) for c in range(52))
 KNOCKS: Final = tuple(Action(ActionKind.KNOCK, c) for c in range(52))
 BIG_GIN: Final = Action(ActionKind.KNOCK)
 
+class _SuitDiscards(dict[int, tuple[Action, ...]]):
+    """The discard actions of the cards of a 13-bit pattern of one suit, lowest rank first, filled
+    in as patterns are met (a hit is one dict look-up; building all 8,192 would slow imports)."""
+
+    def __init__(self, suit: int) -> None:
+        super().__init__()
+        self.base = 13 * suit
+
+    def __missing__(self, pattern: int) -> tuple[Action, ...]:
+        found = tuple(DISCARDS[self.base + r] for r in range(13) if pattern >> r & 1)
+        self[pattern] = found
+        return found
+
+
+_SUIT_DISCARDS: Final = tuple(_SuitDiscards(suit) for suit in range(4))
+"""A hand's discards are its four suits' entries, in card order."""
+_FIRST_UPCARD_ACTIONS: Final = (DRAW_DISCARD, PASS)
+_DRAW_ACTIONS: Final = (DRAW_STOCK, DRAW_DISCARD)
+_STOCK_ONLY: Final = (DRAW_STOCK,)
+# Module-level names for the hot paths (a global read, not a class attribute look-up).
+_FIRST_UPCARD: Final = Phase.FIRST_UPCARD
+_DRAW: Final = Phase.DRAW
+_DISCARD: Final = Phase.DISCARD
+_DISCARD_KIND: Final = ActionKind.DISCARD
+_DRAW_STOCK_KIND: Final = ActionKind.DRAW_STOCK
+_DRAW_DISCARD_KIND: Final = ActionKind.DRAW_DISCARD
+_KNOCK_KIND: Final = ActionKind.KNOCK
+
 
 class IllegalAction(ValueError):
     """An action the rules do not allow now. ``rule`` is the rule ID it breaks (docs/RULES.md)."""
@@ -332,19 +360,18 @@ class Hand:
         """Every legal action now. Knocks are listed without a declared arrangement; any valid
         arrangement within the knock limit may be declared with the same discard."""
         phase = self.phase
-        if phase is Phase.DRAW:
-            return [DRAW_STOCK] if self._forced_stock else [DRAW_STOCK, DRAW_DISCARD]
-        if phase is Phase.DISCARD:
+        if phase is _DISCARD:
             h = self.hands[self.to_move]
             allowed = h
             if self._taken >= 0 and not self.rules.discard_taken_card:
                 allowed &= ~(1 << self._taken)  # R8
-            actions = []
-            rest = allowed
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                actions.append(DISCARDS[low.bit_length() - 1])
+            suits = _SUIT_DISCARDS
+            actions = [
+                *suits[0][allowed & 8191],
+                *suits[1][allowed >> 13 & 8191],
+                *suits[2][allowed >> 26 & 8191],
+                *suits[3][allowed >> 39],
+            ]
             limit = self.knock_limit
             if min_deadwood(h) <= limit:  # R9: only then can some discard allow a knock
                 rest = allowed
@@ -356,8 +383,10 @@ class Hand:
                 if self.rules.big_gin and deadwood(h) == 0:
                     actions.append(BIG_GIN)
             return actions
-        if phase is Phase.FIRST_UPCARD:
-            return [DRAW_DISCARD, PASS]
+        if phase is _DRAW:
+            return list(_STOCK_ONLY if self._forced_stock else _DRAW_ACTIONS)
+        if phase is _FIRST_UPCARD:
+            return list(_FIRST_UPCARD_ACTIONS)
         return []
 
     def observation(self, player: int) -> Observation:
@@ -536,35 +565,38 @@ class Hand:
         kind = action.kind
         p = self.to_move
         self.history.append(action)
-        if kind is ActionKind.DRAW_STOCK:
-            card = self.stock.pop()
-            self.hands[p] |= 1 << card
+        if kind is _DISCARD_KIND:
+            card = action.card
+            assert card is not None
+            bit = 1 << card
+            self.hands[p] ^= bit
+            known = self.known
+            if known[p] & bit:
+                known[p] ^= bit
+            self.pile.append(card)
+            self._taken = -1
+            rules = self.rules
+            if len(self.stock) <= rules.stock_exhausted_at:  # R11
+                self._finish(HandResult(HandEnd.DRAWN, None, 0))
+            elif self.turn >= rules.turn_limit:  # R17
+                self._finish(HandResult(HandEnd.TURN_LIMIT, None, 0))
+            else:
+                self.to_move = 1 - p
+                self.phase = _DRAW
+        elif kind is _DRAW_STOCK_KIND:
+            self.hands[p] |= 1 << self.stock.pop()
             self._taken = -1
             self._forced_stock = False
             self.turn += 1
-            self.phase = Phase.DISCARD
-        elif kind is ActionKind.DRAW_DISCARD:
+            self.phase = _DISCARD
+        elif kind is _DRAW_DISCARD_KIND:
             card = self.pile.pop()
             self.hands[p] |= 1 << card
             self.known[p] |= 1 << card
             self._taken = card
             self.turn += 1
-            self.phase = Phase.DISCARD
-        elif kind is ActionKind.DISCARD:
-            assert action.card is not None
-            bit = 1 << action.card
-            self.hands[p] ^= bit
-            self.known[p] &= ~bit
-            self.pile.append(action.card)
-            self._taken = -1
-            if len(self.stock) <= self.rules.stock_exhausted_at:  # R11
-                self._finish(HandResult(HandEnd.DRAWN, None, 0))
-            elif self.turn >= self.rules.turn_limit:  # R17
-                self._finish(HandResult(HandEnd.TURN_LIMIT, None, 0))
-            else:
-                self.to_move = 1 - p
-                self.phase = Phase.DRAW
-        elif kind is ActionKind.KNOCK:
+            self.phase = _DISCARD
+        elif kind is _KNOCK_KIND:
             self._knock(action)
         else:  # PASS (R6)
             self._passes += 1
@@ -572,7 +604,7 @@ class Hand:
                 self.to_move = self.dealer
             else:
                 self.to_move = 1 - self.dealer
-                self.phase = Phase.DRAW
+                self.phase = _DRAW
                 self._forced_stock = True
 
     def _finish(self, result: HandResult) -> None:
