@@ -1,9 +1,10 @@
 """Connections to bots, and the failures a bot can commit.
 
 A :class:`Connection` carries protocol messages to one bot and its replies back, with every wait
-bounded. :class:`InProcessConnection` runs a built-in Python bot in this process through the same
-codec and the same referee code path as a subprocess bot (:mod:`arena.process`). Both log every
-line they carry on the wire (:mod:`arena.wire`).
+bounded. :class:`InProcessConnection` runs a built-in Python bot in this process, handing it the
+typed messages themselves, on the same referee code path as a subprocess bot (:mod:`arena.process`)
+for the rules, the checks of its replies and its failures. Both log every line they carry when
+the wire is logged (:mod:`arena.wire`).
 """
 
 from __future__ import annotations
@@ -148,45 +149,47 @@ def decode_bot_line(line: bytes, bot: str) -> m.Message:
 
 
 class InProcessConnection(Connection):
-    """A built-in Python bot run in this process. Messages still go through the codec both ways,
-    so the bot sees exactly what a subprocess bot would. A move is charged the CPU time of this
-    thread while the bot works (``time.thread_time``), not the wall clock, so that a loaded
-    machine or other games running at once do not cost it; it cannot be interrupted, so an overrun
-    is judged when the bot returns."""
+    """A built-in Python bot run in this process. It is handed the referee's typed messages
+    themselves (immutable pydantic models, the same objects a subprocess bot's SDK would decode
+    from their JSON) and its replies are taken as objects, so no JSON is written or parsed unless
+    the wire is logged (then every line is encoded for the log, as a subprocess bot's would be).
+    Its replies go through the same checks as a subprocess bot's (:func:`check_ready`,
+    :func:`check_reply`, then the engine's rules). A move is charged the CPU time of this thread
+    while the bot works (``time.thread_time``), not the wall clock, so that a loaded machine or
+    other games running at once do not cost it; it cannot be interrupted, so an overrun is judged
+    when the bot returns."""
 
     def __init__(self, name: str, factory: Callable[[], Bot]) -> None:
         self.name = name
         self._factory = factory
         self._bot: Bot | None = None
 
-    def _deliver(self, message: m.Message) -> bytes | None:
+    def _deliver(self, message: m.Message) -> m.Message | None:
         assert self._bot is not None
-        line = encode(message)
         tapped = wire.enabled()  # once: this is the hot path of in-process matches
         if tapped:
-            wire.sent(self.name, line)
+            wire.sent(self.name, encode(message))
         try:
-            reply = self._bot.handle(decode(line))
+            reply = self._bot.handle(message)
         except Exception as error:  # a built-in bot that raises has crashed
             raise BotCrashed(f"raised {type(error).__name__}: {error}", self.name) from error
         if reply is None:
             return None
-        answer = encode(reply)
         if tapped:
-            wire.received(self.name, answer)
-        return answer
+            wire.received(self.name, encode(reply))
+        return reply
 
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
         try:
             self._bot = self._factory()
         except Exception as error:
             raise BotStartupError(f"could not be created: {error}", self.name) from error
-        line = self._deliver(hello)
-        if line is None:
+        answer = self._deliver(hello)
+        if answer is None:
             raise BotStartupError("did not answer hello", self.name)
         try:
-            return check_ready(decode_bot_line(line, self.name), hello, self.name)
-        except (MalformedMessage, ProtocolViolation) as error:
+            return check_ready(answer, hello, self.name)
+        except ProtocolViolation as error:
             raise BotStartupError(error.detail, self.name) from None
 
     def send(self, message: m.Message) -> None:
@@ -199,15 +202,15 @@ class InProcessConnection(Connection):
         if self._bot is None:
             raise BotCrashed("is not running", self.name)
         start = time.thread_time()
-        line = self._deliver(request)
+        answer = self._deliver(request)
         elapsed = time.thread_time() - start
-        if line is None:
+        if answer is None:
             raise ProtocolViolation(f"did not reply to request {request.id}", self.name)
         if elapsed > timeout:
             raise BotTimeout(
                 f"used {elapsed:.3f} s of CPU time, over the limit of {timeout:.3f} s", self.name
             )
-        return check_reply(decode_bot_line(line, self.name), request, self.name), elapsed
+        return check_reply(answer, request, self.name), elapsed
 
     def close(self) -> None:
         self._bot = None

@@ -399,11 +399,12 @@ class Referee:
         for seat in (0, 1):
             start = hand_start_model(hand.observation(seat), game.hand_number, scores)
             send(seat, start.model_copy(update={"players": seating, "table": table}))
+        move_ms = round(self.clock.move * 1000)
         while hand.result is None:
             p = hand.to_move
             s = seats[players[p]]
             seen = hand.observation(p)
-            request = m.Request(
+            request = m.Request.model_construct(  # built from the engine: see protocol.views
                 type="request",
                 id=self._next_id(),
                 phase=hand.decision_phase,
@@ -411,7 +412,7 @@ class Referee:
                 observation=observation_model(
                     seen, game.hand_number, scores, self.rules.game_target
                 ),
-                clock=m.Clock(move_ms=round(self.clock.move * 1000), bank_ms=round(s.bank * 1000)),
+                clock=m.Clock.model_construct(move_ms=move_ms, bank_ms=round(s.bank * 1000)),
             )
             limit = self.clock.move + self.clock.grace + s.bank
             try:

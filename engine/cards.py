@@ -41,6 +41,11 @@ for _card, _name in enumerate(CARD_NAMES):
             _BY_NAME[_r + _s] = _card
 
 
+CARD_INDEX: Final[dict[str, int]] = {name: card for card, name in enumerate(CARD_NAMES)}
+"""``CARD_INDEX[name]`` is the card of a name in canonical notation (``"TD"``, not ``"10d"``): the
+one-look-up path for names the arena itself wrote; :func:`parse_card` reads every notation."""
+
+
 class CardError(ValueError):
     """A card, a list of cards or a hand could not be understood."""
 

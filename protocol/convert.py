@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from engine.cards import CARD_NAMES, card_names, parse_card
+from engine.cards import CARD_INDEX, CARD_NAMES, card_names, parse_card
 from engine.hand import (
     BIG_GIN,
     DISCARDS,
@@ -27,10 +27,19 @@ _BIG_GIN = KnockAction(kind="knock")
 
 
 def card_mask(cards: Iterable[str]) -> int:
+    """The mask of cards in any notation (canonical names by one look-up each)."""
     mask = 0
+    index = CARD_INDEX
     for card in cards:
-        mask |= 1 << parse_card(card)
+        found = index.get(card)
+        mask |= 1 << (parse_card(card) if found is None else found)
     return mask
+
+
+def card_of(name: str) -> int:
+    """The card of a name in any notation (a canonical one by one look-up)."""
+    found = CARD_INDEX.get(name)
+    return parse_card(name) if found is None else found
 
 
 def action_model(action: EngineAction) -> Action:
@@ -61,8 +70,8 @@ def engine_action(model: Action) -> EngineAction:
     if isinstance(model, DrawAction):
         return DRAW_STOCK if model.source == "stock" else DRAW_DISCARD
     if isinstance(model, DiscardAction):
-        return DISCARDS[parse_card(model.card)]
-    card = None if model.card is None else parse_card(model.card)
+        return DISCARDS[card_of(model.card)]
+    card = None if model.card is None else card_of(model.card)
     if model.melds is None:
         return BIG_GIN if card is None else KNOCKS[card]
     return EngineAction(ActionKind.KNOCK, card, tuple(card_mask(m) for m in model.melds))

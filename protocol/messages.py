@@ -19,7 +19,7 @@ from typing import Annotated, Final, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
-from engine.cards import CARD_NAMES, CardError, parse_card
+from engine.cards import CARD_INDEX, CARD_NAMES, CardError, parse_card
 from engine.hand import DecisionPhase
 from engine.hand import HandEnd as EngineHandEnd
 from engine.modes import Mode as EngineMode
@@ -36,6 +36,8 @@ Player = Annotated[
 
 
 def _card(value: object) -> object:
+    if value.__class__ is str and value in CARD_INDEX:  # canonical already: the usual case
+        return value
     if isinstance(value, str):
         try:
             return CARD_NAMES[parse_card(value)]

@@ -8,6 +8,12 @@ from it. The referee (:mod:`arena.referee`) sends what these functions return an
 about the cards; ``tests/protocol/test_hidden_information.py`` checks that moving the cards a
 seat never sees changes no byte that seat receives. Plain conversions of cards and actions are in
 :mod:`protocol.convert`.
+
+The messages are built with ``model_construct``, unvalidated: the referee is their author and
+every value comes from the engine already in the protocol's types; ``tests/arena/test_typed.py``
+checks that every message of whole games equals its own encoding decoded again, so an in-process
+bot, handed the objects, sees exactly what a subprocess bot decodes. What a bot sends is always
+validated.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from protocol.messages import (
 
 def hand_start_model(obs: EngineObservation, hand_number: int, scores: Sequence[int]) -> HandStart:
     """The deal as the seat of ``obs`` sees it: its own ten cards, the upcard, the stock's size."""
-    return HandStart(
+    return HandStart.model_construct(
         type="hand_start",
         hand_number=hand_number,
         dealer=obs.dealer,
@@ -52,7 +58,7 @@ def observation_model(
     """The protocol observation for the player to move."""
     if obs.phase is Phase.FINISHED:
         raise ValueError("no observation is sent once the hand is over")
-    return Observation(
+    return Observation.model_construct(
         seat=obs.player,
         phase=obs.phase,
         hand=card_names(obs.hand),
@@ -76,7 +82,7 @@ def played_model(action: EngineAction, player: int, seat: int, drawn: int | None
     it drew: a card from the stock goes only to its drawer (``seat == player``), a card from the
     discard pile was public and goes to both."""
     visible = drawn if action.kind is ActionKind.DRAW_DISCARD or seat == player else None
-    return Played(
+    return Played.model_construct(
         type="played",
         player=player,
         action=action_model(action),
@@ -86,7 +92,7 @@ def played_model(action: EngineAction, player: int, seat: int, drawn: int | None
 
 def show_down_model(show: EngineShowDown) -> ShowDown:
     """The show-down, public by the rules (R10): the same for both seats."""
-    return ShowDown(
+    return ShowDown.model_construct(
         type="show_down",
         knocker=show.knocker,
         discard=None if show.discard is None else CARD_NAMES[show.discard],
@@ -95,7 +101,8 @@ def show_down_model(show: EngineShowDown) -> ShowDown:
         knocker_deadwood=show.knocker_deadwood,
         defender_melds=[card_names(m) for m in show.defender_melds],
         lay_offs=[
-            LayOffModel(card=CARD_NAMES[lo.card], meld=lo.meld_index) for lo in show.lay_offs
+            LayOffModel.model_construct(card=CARD_NAMES[lo.card], meld=lo.meld_index)
+            for lo in show.lay_offs
         ],
         defender_deadwood_cards=card_names(show.defender_deadwood_cards),
         defender_deadwood=show.defender_deadwood,
@@ -104,7 +111,7 @@ def show_down_model(show: EngineShowDown) -> ShowDown:
 
 def hand_end_model(result: HandResult, scores: Sequence[int]) -> HandEnd:
     """The end of the hand, public: the same for both seats."""
-    return HandEnd(
+    return HandEnd.model_construct(
         type="hand_end",
         end=result.end,
         winner=result.winner,
