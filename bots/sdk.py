@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from engine.cards import parse_card
 from engine.hand import (
     DISCARDS,
     DRAW_DISCARD,
@@ -29,7 +28,7 @@ from engine.modes import Mode
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.codec import ProtocolError, UnknownMessage, decode, encode
-from protocol.convert import action_model, card_mask, engine_action
+from protocol.convert import action_model, card_mask, card_of, engine_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,14 +220,15 @@ class Bot:
         view = View(
             request=request,
             rules=self.rules,
-            legal=tuple(engine_action(a) for a in request.legal),
+            legal=tuple(map(engine_action, request.legal)),
             hand=card_mask(obs.hand),
-            discard_pile=tuple(parse_card(c) for c in obs.discard_pile),
+            discard_pile=tuple(map(card_of, obs.discard_pile)),
             opponent_known=card_mask(obs.opponent_known),
-            taken_card=None if obs.taken_card is None else parse_card(obs.taken_card),
+            taken_card=None if obs.taken_card is None else card_of(obs.taken_card),
         )
         action = self.choose(view)
-        return m.Reply(type="reply", id=request.id, action=action_model(action))
+        model = action_model(action)  # a protocol model by construction: no need to validate
+        return m.trusted(m.Reply, type="reply", id=request.id, action=model)
 
     def run(self, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
         """Play over stdin/stdout until the referee says quit or closes stdin; return an exit

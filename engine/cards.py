@@ -117,9 +117,33 @@ def cards_of(mask: int) -> list[Card]:
     return out
 
 
+class _SuitNames(dict[int, tuple[str, ...]]):
+    """The names of the cards of a 13-bit pattern of one suit, lowest rank first, filled in as
+    patterns are met."""
+
+    def __init__(self, suit: int) -> None:
+        super().__init__()
+        self.names = CARD_NAMES[13 * suit : 13 * suit + 13]
+
+    def __missing__(self, pattern: int) -> tuple[str, ...]:
+        found = tuple(name for rank, name in enumerate(self.names) if pattern >> rank & 1)
+        self[pattern] = found
+        return found
+
+
+_SUIT_NAMES: Final = tuple(_SuitNames(suit) for suit in range(4))
+
+
 def card_names(mask: int) -> list[str]:
     """The cards of a set as notation, by suit then rank: ``["AS", "2S", "3S"]``."""
-    return [CARD_NAMES[c] for c in cards_of(mask)]
+    _check_mask(mask)
+    names = _SUIT_NAMES
+    return [
+        *names[0][mask & 8191],
+        *names[1][mask >> 13 & 8191],
+        *names[2][mask >> 26 & 8191],
+        *names[3][mask >> 39],
+    ]
 
 
 def format_cards(mask: int) -> str:

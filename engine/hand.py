@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, get_args
+from typing import Final, Literal, NamedTuple, get_args
 
 from engine.cards import (
     CARD_NAMES,
@@ -239,12 +239,13 @@ class HandResult:
         return f"{self.end.value}: player {self.winner} scores {self.points}{doubled}"
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """What one player may know (R5-R10): built from the player's own cards and public events only.
 
     ``opponent_known`` holds the cards the opponent took from the discard pile and still holds.
     ``show_down`` appears once the hand is shown down. No stock order, no seed, no hidden card.
+    An immutable named tuple: one is made for every decision of every hand, and a tuple is made
+    three times faster than a frozen dataclass.
     """
 
     player: int

@@ -63,8 +63,24 @@ def action_model(action: EngineAction) -> Action:
     )
 
 
+_PAIRS: tuple[tuple[Action, EngineAction], ...] = (
+    (_PASS, PASS),
+    (_DRAW_STOCK, DRAW_STOCK),
+    (_DRAW_DISCARD, DRAW_DISCARD),
+    (_BIG_GIN, BIG_GIN),
+    *zip(_DISCARDS, DISCARDS, strict=True),
+    *zip(_KNOCKS, KNOCKS, strict=True),
+)
+_ENGINE_OF: dict[int, EngineAction] = {id(model): action for model, action in _PAIRS}
+"""The engine action of each of the models above, by identity: the models the referee puts in a
+request (:func:`legal_models`) live as long as this module, so no other object has their id."""
+
+
 def engine_action(model: Action) -> EngineAction:
     """The engine form of a protocol action (legality is the engine's to check)."""
+    known = _ENGINE_OF.get(id(model))
+    if known is not None:  # one of this module's own models: an in-process bot's request
+        return known
     if isinstance(model, PassAction):
         return PASS
     if isinstance(model, DrawAction):
@@ -77,5 +93,12 @@ def engine_action(model: Action) -> EngineAction:
     return EngineAction(ActionKind.KNOCK, card, tuple(card_mask(m) for m in model.melds))
 
 
+_MODEL_OF: dict[int, Action] = {id(action): model for model, action in _PAIRS}
+"""The model of each of the engine's own action constants (:data:`engine.hand.DISCARDS` ...), by
+identity, as :data:`_ENGINE_OF` the other way."""
+
+
 def legal_models(actions: Sequence[EngineAction]) -> list[Action]:
-    return [action_model(a) for a in actions]
+    """The protocol form of a list of legal actions (the engine lists its own constants)."""
+    known = _MODEL_OF.get
+    return [known(id(a)) or action_model(a) for a in actions]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from typing import Annotated, Final, Literal, get_args
+from typing import Annotated, Final, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
@@ -85,6 +85,26 @@ DrawSource = Literal["stock", "discard"]
 
 class _Message(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+Built = TypeVar("Built", bound=BaseModel)
+
+
+def trusted(cls: type[Built], **values: object) -> Built:
+    """A message the referee builds from the engine's values, unvalidated: what
+    ``cls.model_construct`` makes, without its per-field work. ``values`` must give every field,
+    in the model's order, each already of its type (``tests/protocol/test_messages.py`` checks
+    this against validation; ``tests/arena/test_typed.py`` whole games against their encoding).
+    What a bot sends is always validated."""
+    built = cls.__new__(cls)
+    _set(built, "__dict__", values)
+    _set(built, "__pydantic_fields_set__", set(values))
+    _set(built, "__pydantic_extra__", None)
+    _set(built, "__pydantic_private__", None)
+    return built
+
+
+_set = object.__setattr__
 
 
 # -- actions ----------------------------------------------------------------------------------

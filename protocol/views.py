@@ -9,11 +9,11 @@ about the cards; ``tests/protocol/test_hidden_information.py`` checks that movin
 seat never sees changes no byte that seat receives. Plain conversions of cards and actions are in
 :mod:`protocol.convert`.
 
-The messages are built with ``model_construct``, unvalidated: the referee is their author and
-every value comes from the engine already in the protocol's types; ``tests/arena/test_typed.py``
-checks that every message of whole games equals its own encoding decoded again, so an in-process
-bot, handed the objects, sees exactly what a subprocess bot decodes. What a bot sends is always
-validated.
+The messages are built unvalidated (:func:`protocol.messages.trusted`): the referee is their
+author and every value comes from the engine already in the protocol's types;
+``tests/arena/test_typed.py`` checks that every message of whole games equals its own encoding
+decoded again, so an in-process bot, handed the objects, sees exactly what a subprocess bot
+decodes. What a bot sends is always validated.
 """
 
 from __future__ import annotations
@@ -35,12 +35,21 @@ from protocol.messages import (
     Played,
     Request,
     ShowDown,
+    trusted,
 )
 
 
-def hand_start_model(obs: EngineObservation, hand_number: int, scores: Sequence[int]) -> HandStart:
-    """The deal as the seat of ``obs`` sees it: its own ten cards, the upcard, the stock's size."""
-    return HandStart.model_construct(
+def hand_start_model(
+    obs: EngineObservation,
+    hand_number: int,
+    scores: Sequence[int],
+    players: Sequence[int] | None = None,
+    table: int | None = None,
+) -> HandStart:
+    """The deal as the seat of ``obs`` sees it: its own ten cards, the upcard, the stock's size
+    (and in formats other than two-player the hand's ``players`` and ``table``)."""
+    return trusted(
+        HandStart,
         type="hand_start",
         hand_number=hand_number,
         dealer=obs.dealer,
@@ -49,6 +58,8 @@ def hand_start_model(obs: EngineObservation, hand_number: int, scores: Sequence[
         stock_size=obs.stock_size,
         knock_limit=obs.knock_limit,
         scores=list(scores),
+        players=None if players is None else list(players),
+        table=table,
     )
 
 
@@ -58,7 +69,8 @@ def observation_model(
     """The protocol observation for the player to move."""
     if obs.phase is Phase.FINISHED:
         raise ValueError("no observation is sent once the hand is over")
-    return Observation.model_construct(
+    return trusted(
+        Observation,
         seat=obs.player,
         phase=obs.phase,
         hand=card_names(obs.hand),
@@ -82,7 +94,8 @@ def played_model(action: EngineAction, player: int, seat: int, drawn: int | None
     it drew: a card from the stock goes only to its drawer (``seat == player``), a card from the
     discard pile was public and goes to both."""
     visible = drawn if action.kind is ActionKind.DRAW_DISCARD or seat == player else None
-    return Played.model_construct(
+    return trusted(
+        Played,
         type="played",
         player=player,
         action=action_model(action),
@@ -111,7 +124,8 @@ def show_down_model(show: EngineShowDown) -> ShowDown:
 
 def hand_end_model(result: HandResult, scores: Sequence[int]) -> HandEnd:
     """The end of the hand, public: the same for both seats."""
-    return HandEnd.model_construct(
+    return trusted(
+        HandEnd,
         type="hand_end",
         end=result.end,
         winner=result.winner,
