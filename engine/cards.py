@@ -137,6 +137,7 @@ _SUIT_NAMES: Final = tuple(_SuitNames(suit) for suit in range(4))
 def card_names(mask: int) -> list[str]:
     """The cards of a set as notation, by suit then rank: ``["AS", "2S", "3S"]``."""
     _check_mask(mask)
+    mask = +mask  # a CardSet's plain int: its own operators would build a CardSet per step
     names = _SUIT_NAMES
     return [
         *names[0][mask & 8191],
