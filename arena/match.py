@@ -98,29 +98,55 @@ class GameReport:
 
 @dataclass
 class MatchResult:
+    """The tallies of a match and, when ``keep`` is set, the report of every game (``games``);
+    without it a match of any length holds the same memory."""
+
     names: tuple[str, ...]
     seed: int
     rules: Rules
     games: list[GameReport] = field(default_factory=list)
     versions: list[str] = field(default_factory=lambda: ["", ""])
     mode: Mode = Mode.TWO_PLAYER
+    keep: bool = True
+    played: int = 0
+    _wins: list[int] = field(default_factory=list)
+    _losses: list[int] = field(default_factory=list)
+    _draws: int = 0
+    _failures: list[dict[str, int]] = field(default_factory=list)
+
+    def add(self, report: GameReport) -> None:
+        """Count a finished game (and keep its report, with ``keep``)."""
+        if not self._wins:
+            self._wins = [0] * len(self.names)
+            self._losses = [0] * len(self.names)
+            self._failures = [{} for _ in self.names]
+        self.played += 1
+        winners = report.winners
+        if not winners:
+            self._draws += 1
+        for bot in report.seats:
+            if winners and bot in winners:
+                self._wins[bot] += 1
+            elif winners:
+                self._losses[bot] += 1
+        failure, failed = report.outcome.failure, report.failed
+        if failure is not None and failed is not None:
+            tally = self._failures[failed]
+            tally[failure.reason] = tally.get(failure.reason, 0) + 1
+        if self.keep:
+            self.games.append(report)
 
     def wins(self, bot: int) -> int:
-        return sum(1 for g in self.games if bot in g.winners)
+        return self._wins[bot] if self._wins else 0
 
     def losses(self, bot: int) -> int:
-        return sum(1 for g in self.games if g.winners and bot not in g.winners)
+        return self._losses[bot] if self._losses else 0
 
     def draws(self) -> int:
-        return sum(1 for g in self.games if g.winner is None)
+        return self._draws
 
     def failures(self, bot: int) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for g in self.games:
-            if g.failed == bot and g.outcome.failure is not None:
-                reason = g.outcome.failure.reason
-                out[reason] = out.get(reason, 0) + 1
-        return out
+        return dict(self._failures[bot]) if self._failures else {}
 
     def to_json(self) -> dict[str, Any]:
         games = []
@@ -249,12 +275,14 @@ class Match:
         record: IO[str] | None = None,
         on_game: Callable[[GameReport, MatchResult], None] | None = None,
         plan: Sequence[Planned] | None = None,
+        keep: bool = True,
     ) -> MatchResult:
         """Play the whole match (or the games of ``plan``). Raises :class:`MatchError` if a bot
-        cannot start."""
+        cannot start. Without ``keep`` the result holds tallies only, not every game's report
+        (``on_game`` still sees each one)."""
         names = self.names()
         count = len(names)
-        result = MatchResult(names, self.seed, self.rules, mode=self.mode)
+        result = MatchResult(names, self.seed, self.rules, mode=self.mode, keep=keep)
         with contextlib.ExitStack() as stack:
             workdir = self.workdir
             if workdir is None:
@@ -334,7 +362,7 @@ class Match:
                     names=[names[b] for b in seats],
                 )
                 report = GameReport(number, deal_seed, seats, outcome)
-                result.games.append(report)
+                result.add(report)
                 if on_game:
                     on_game(report, result)
                 if index + 1 == len(games):

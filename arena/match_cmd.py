@@ -139,12 +139,13 @@ def run(args: argparse.Namespace) -> int:
     )
     names = match.names()
     unit = "hand" if args.hands is not None else "game"
-    played: list[GameReport] = []
+    played = 0
 
     interrupt = Interrupt()
 
     def progress(report: GameReport, result: MatchResult) -> None:
-        played.append(report)
+        nonlocal played
+        played += 1
         if not args.json:
             print(describe(report, names, unit), flush=True)
         interrupt.check()
@@ -166,7 +167,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             with interrupt:
                 result = match.play(
-                    record=None if record is None else record.open(), on_game=progress
+                    record=None if record is None else record.open(),
+                    on_game=progress,
+                    keep=args.json,  # only --json prints every game: else memory stays flat
                 )
         finally:
             if record is not None:
@@ -181,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         kept = f"; the record {str(record.path)!r} holds them" if record and played else ""
         print(
-            f"\ninterrupted after {len(played)} of {count} {unit}s, seed {seed}{kept}",
+            f"\ninterrupted after {played} of {count} {unit}s, seed {seed}{kept}",
             file=sys.stderr,
         )
         return 130
@@ -314,7 +317,7 @@ def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
 
 
 def summary(result: MatchResult, unit: str) -> str:
-    games = len(result.games)
+    games = result.played
     lines = [f"{'bot':<20} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}  failures"]
     for bot in range(len(result.names)):
         wins, losses, draws = result.wins(bot), result.losses(bot), result.draws()

@@ -397,14 +397,17 @@ class Referee:
         seating = None if game.mode is Mode.TWO_PLAYER else list(players)
         table = game.table if game.mode is Mode.PARTNERSHIP else None
         for seat in (0, 1):
-            start = hand_start_model(hand.observation(seat), game.hand_number, scores)
-            send(seat, start.model_copy(update={"players": seating, "table": table}))
+            send(
+                seat,
+                hand_start_model(hand.observation(seat), game.hand_number, scores, seating, table),
+            )
         move_ms = round(self.clock.move * 1000)
         while hand.result is None:
             p = hand.to_move
             s = seats[players[p]]
             seen = hand.observation(p)
-            request = m.Request.model_construct(  # built from the engine: see protocol.views
+            request = m.trusted(  # built from the engine's values: see protocol.views
+                m.Request,
                 type="request",
                 id=self._next_id(),
                 phase=hand.decision_phase,
@@ -412,7 +415,7 @@ class Referee:
                 observation=observation_model(
                     seen, game.hand_number, scores, self.rules.game_target
                 ),
-                clock=m.Clock.model_construct(move_ms=move_ms, bank_ms=round(s.bank * 1000)),
+                clock=m.trusted(m.Clock, move_ms=move_ms, bank_ms=round(s.bank * 1000)),
             )
             limit = self.clock.move + self.clock.grace + s.bank
             try:

@@ -439,7 +439,7 @@ def run_task(
         mode=config.mode,
     )
     try:
-        match.play(record=stream, on_game=collect, plan=task.games)
+        match.play(record=stream, on_game=collect, plan=task.games, keep=False)
     except MatchError as error:  # a bot that no longer starts forfeits what is left
         played.update(row.id for row in rows)
         rows.extend(left("startup", error.bot, str(error)))
