@@ -150,6 +150,7 @@ DISCARDS: Final = tuple(Action(ActionKind.DISCARD, c) for c in range(52))
 KNOCKS: Final = tuple(Action(ActionKind.KNOCK, c) for c in range(52))
 BIG_GIN: Final = Action(ActionKind.KNOCK)
 
+
 class _SuitDiscards(dict[int, tuple[Action, ...]]):
     """The discard actions of the cards of a 13-bit pattern of one suit, lowest rank first, filled
     in as patterns are met (a hit is one dict look-up; building all 8,192 would slow imports)."""

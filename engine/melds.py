@@ -141,10 +141,10 @@ def deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD) -> int:
     set."""
     try:
         h = +cards  # a CardSet becomes its plain mask: the arithmetic below stays in C
-    except TypeError:
+        a = h & 8191
+    except TypeError:  # no int at all (a str, a float...)
         _check_cards(cards, MAX_CARDS)
         raise
-    a = h & 8191
     b = h >> 13 & 8191
     c = h >> 26 & 8191
     d = h >> 39
@@ -170,11 +170,11 @@ def min_deadwood(cards: int, _dw: list[int] = RUN_DEADWOOD, _gain: list[int] = D
     # The tables are default arguments so that the hot path reads locals, not globals.
     try:
         h = +cards  # a CardSet becomes its plain mask: the arithmetic below stays in C
-    except TypeError:
+        a = h & 8191
+    except TypeError:  # no int at all (a str, a float...)
         _check_cards(cards, MAX_CARDS)
         raise
     n = h.bit_count()
-    a = h & 8191
     b = h >> 13 & 8191
     c = h >> 26 & 8191
     d = h >> 39

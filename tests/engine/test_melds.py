@@ -13,6 +13,7 @@ import random
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
+from typing import Any
 
 import pytest
 import reference as ref
@@ -40,7 +41,7 @@ from engine import (
     min_deadwood,
     parse_cards,
 )
-from engine.cards import FULL_DECK
+from engine.cards import FULL_DECK, CardSet
 from engine.melds import all_melds, lay_off_exposure, meld_error
 
 
@@ -818,3 +819,28 @@ def test_meld_error_explains_a_mask_outside_the_deck(meld: int) -> None:
 def test_check_arrangement_rejects_a_hand_mask_outside_the_deck(hand: int) -> None:
     with time_limit(2), pytest.raises(ValueError):
         check_arrangement(hand, [])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        min_deadwood,
+        deadwood,
+        best_discards,
+        best_arrangement,
+        is_meld,
+        lambda v: lay_off(v, []),
+    ],
+)
+@pytest.mark.parametrize("value", ["AS 2S 3S", "2047", 3.0, None])
+def test_a_value_that_is_no_card_set_is_a_card_error(call: Any, value: object) -> None:
+    with pytest.raises(CardError, match="expected a card set"):
+        call(value)
+
+
+def test_a_card_set_and_its_int_give_the_same_answers() -> None:
+    hand = CardSet.parse("AS 2S 3S 4S 7H 7D 7C KD QH 9C 9S")
+    plain = int(hand)
+    assert best_discards(hand) == best_discards(plain)
+    assert min_deadwood(hand) == min_deadwood(plain)
+    assert best_arrangement(hand - CardSet.parse("9S")) == best_arrangement(plain & ~(1 << 47))
