@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from arena import wire
 from bots.sdk import Bot
@@ -105,6 +105,11 @@ class Connection(ABC):
     def close(self) -> None:
         """Stop the bot, leaving nothing behind. Safe to call twice."""
 
+    def heeds(self, kind: str) -> bool:
+        """Whether events of this ``type`` can change anything the bot does: always for a
+        process; the referee need not build an event nobody heeds."""
+        return True
+
     def discard_pending(self) -> None:  # noqa: B027 - a no-op where nothing can be pending
         """Drop whatever the bot has written and the referee has not read yet (after a failure,
         so that the ``error`` and ``game_end`` notices still reach it)."""
@@ -141,6 +146,27 @@ def check_reply(message: m.Message, request: m.Request, bot: str) -> m.Reply:
     return message
 
 
+EVENT_HOOKS: Final = {
+    "hand_start": "on_hand_start",
+    "played": "on_played",
+    "show_down": "on_show_down",
+    "hand_end": "on_hand_end",
+    "sit_out": "on_sit_out",
+    "round_end": "on_round_end",
+}
+"""The events of a hand and a round, by the :class:`Bot` hook that receives each."""
+
+
+def ignored_events(kind: type[Bot]) -> frozenset[str]:
+    """The events a bot class does nothing with: it keeps the SDK's :meth:`Bot.handle` and the
+    event's hook, both the SDK's own no-ops for these events."""
+    if kind.handle is not Bot.handle:
+        return frozenset()
+    return frozenset(
+        event for event, hook in EVENT_HOOKS.items() if getattr(kind, hook) is getattr(Bot, hook)
+    )
+
+
 def decode_bot_line(line: bytes, bot: str) -> m.Message:
     try:
         return decode(line)
@@ -163,6 +189,13 @@ class InProcessConnection(Connection):
         self.name = name
         self._factory = factory
         self._bot: Bot | None = None
+        self._ignored: frozenset[str] = frozenset()
+
+    def heeds(self, kind: str) -> bool:
+        """False for an event the bot ignores: its class leaves both :meth:`Bot.handle` and the
+        event's hook (``on_played`` for ``played``...) as the SDK defines them, which do nothing
+        with it. Handing it over would change nothing; the wire log, when on, still gets it."""
+        return kind not in self._ignored or wire.enabled()
 
     def _deliver(self, message: m.Message) -> m.Message | None:
         assert self._bot is not None
@@ -184,6 +217,7 @@ class InProcessConnection(Connection):
             self._bot = self._factory()
         except Exception as error:
             raise BotStartupError(f"could not be created: {error}", self.name) from error
+        self._ignored = ignored_events(type(self._bot))
         answer = self._deliver(hello)
         if answer is None:
             raise BotStartupError("did not answer hello", self.name)

@@ -444,7 +444,8 @@ class Referee:
             elif action.kind is ActionKind.DRAW_DISCARD:
                 drawn = seen.discard_pile[-1]
             for seat in (0, 1):
-                send(seat, played_model(action, p, seat, drawn))
+                if seats[players[seat]].connection.heeds("played"):
+                    send(seat, played_model(action, p, seat, drawn))
         result = hand.result
         show = None if result.show_down is None else show_down_model(result.show_down)
         end = hand_end_model(result, game.hand_scores)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from arena.connection import InProcessConnection
+from arena import wire
+from arena.connection import InProcessConnection, ignored_events
 from arena.referee import Clock, Referee
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot
+from bots.strong import StrongBot
 from engine.modes import Mode
 from engine.rules import PRESETS, Rules
 from protocol import messages as m
@@ -57,3 +59,14 @@ def test_every_message_handed_over_is_what_its_encoding_decodes_to(mode: Mode, p
         again = decode(encode(message))
         assert again == message, message.type
         assert type(message).model_validate(message.model_dump()) == message
+
+
+def test_an_event_a_bot_does_nothing_with_is_not_built_for_it() -> None:
+    assert "played" in ignored_events(RandomBot) and "hand_start" in ignored_events(GreedyBot)
+    assert "played" not in ignored_events(StrongBot), "it tracks the discards"
+    assert ignored_events(Keeper) == frozenset(), "a bot that overrides handle sees everything"
+    connection = InProcessConnection("random", RandomBot)
+    connection.start(Referee(Rules()).hello(0), 5.0)
+    assert not connection.heeds("played") and connection.heeds("game_end")
+    with wire.tap():
+        assert connection.heeds("played"), "the wire log gets every line"
