@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from arena import wire
 from bots.sdk import Bot
@@ -146,27 +146,6 @@ def check_reply(message: m.Message, request: m.Request, bot: str) -> m.Reply:
     return message
 
 
-EVENT_HOOKS: Final = {
-    "hand_start": "on_hand_start",
-    "played": "on_played",
-    "show_down": "on_show_down",
-    "hand_end": "on_hand_end",
-    "sit_out": "on_sit_out",
-    "round_end": "on_round_end",
-}
-"""The events of a hand and a round, by the :class:`Bot` hook that receives each."""
-
-
-def ignored_events(kind: type[Bot]) -> frozenset[str]:
-    """The events a bot class does nothing with: it keeps the SDK's :meth:`Bot.handle` and the
-    event's hook, both the SDK's own no-ops for these events."""
-    if kind.handle is not Bot.handle:
-        return frozenset()
-    return frozenset(
-        event for event, hook in EVENT_HOOKS.items() if getattr(kind, hook) is getattr(Bot, hook)
-    )
-
-
 def decode_bot_line(line: bytes, bot: str) -> m.Message:
     try:
         return decode(line)
@@ -217,7 +196,7 @@ class InProcessConnection(Connection):
             self._bot = self._factory()
         except Exception as error:
             raise BotStartupError(f"could not be created: {error}", self.name) from error
-        self._ignored = ignored_events(type(self._bot))
+        self._ignored = type(self._bot).ignored_events()
         answer = self._deliver(hello)
         if answer is None:
             raise BotStartupError("did not answer hello", self.name)

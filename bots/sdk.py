@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Final
 
 from engine.hand import (
     DISCARDS,
@@ -96,6 +96,17 @@ class SessionError(RuntimeError):
     with the arena's ``arena.connection.BotError``, the referee's verdict on a failing bot."""
 
 
+EVENT_HOOKS: Final = {
+    "hand_start": "on_hand_start",
+    "played": "on_played",
+    "show_down": "on_show_down",
+    "hand_end": "on_hand_end",
+    "sit_out": "on_sit_out",
+    "round_end": "on_round_end",
+}
+"""The events of a hand and a round, by the :class:`Bot` hook that receives each."""
+
+
 class Bot:
     """Base class of a bot. Override :meth:`first_upcard`, :meth:`draw` and :meth:`discard`
     (or :meth:`choose` for full control); the ``on_*`` event hooks are optional."""
@@ -165,6 +176,17 @@ class Bot:
     def on_error(self, message: m.ErrorNotice) -> None:
         """The referee explains why the bot forfeits."""
         print(f"referee: {message.reason}: {message.message}", file=sys.stderr)
+
+    @classmethod
+    def ignored_events(cls) -> frozenset[str]:
+        """The events this class does nothing with: it keeps the SDK's :meth:`handle` and the
+        event's hook (``on_played`` for ``played``...), the SDK's own no-ops. The in-process
+        referee does not build them for it, and :meth:`run` does not decode them."""
+        if cls.handle is not Bot.handle:
+            return frozenset()
+        return frozenset(
+            event for event, hook in EVENT_HOOKS.items() if getattr(cls, hook) is getattr(Bot, hook)
+        )
 
     # -- the protocol -----------------------------------------------------------------------
 
@@ -237,9 +259,11 @@ class Bot:
         writer = stdout if stdout is not None else sys.stdout.buffer
         saved = sys.stdout
         sys.stdout = sys.stderr  # print() in bot code goes to the log, never to the protocol
+        # Events this bot ignores are skipped unread when they begin as the arena writes them.
+        skipped = tuple(f'{{"type":"{event}"'.encode() for event in self.ignored_events())
         try:
             for line in reader:
-                if not line.strip():
+                if line.startswith(skipped) or not line.strip():
                     continue
                 try:
                     message = decode(line)

@@ -231,3 +231,25 @@ def test_the_format_events_reach_their_hooks_and_the_bot_knows_its_place() -> No
     assert (bot.seat, bot.mode, bot.player, bot.partner) == (0, "partnership", 3, 1)
     assert seen == ["sit_out [2, 0]", "round_end 1 [0, 30]"]
     assert [json.loads(x)["type"] for x in out.getvalue().splitlines()] == ["ready"]
+
+
+def test_events_the_bot_ignores_are_skipped_unread_and_the_others_reach_their_hooks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    played = b'{"type":"played","player":1,"action":{"kind":"draw","source":"stock"}}\n'
+    broken = b'{"type":"played","player":"not a seat"}\n'  # invalid: never decoded when ignored
+    assert "played" in RandomBot.ignored_events()
+    out = io.BytesIO()
+    assert RandomBot().run(io.BytesIO(hello() + broken + played), out) == 0
+    assert capsys.readouterr().err == "", "an ignored event is not even decoded"
+
+    seen: list[int] = []
+
+    class Watcher(RandomBot):
+        def on_played(self, message: m.Played) -> None:
+            seen.append(message.player)
+
+    assert "played" not in Watcher.ignored_events()
+    assert Watcher().run(io.BytesIO(hello() + broken + played), io.BytesIO()) == 0
+    assert seen == [1]
+    assert "ignoring a bad line" in capsys.readouterr().err
