@@ -33,7 +33,9 @@ import io
 import itertools
 import logging
 import multiprocessing
+import multiprocessing.queues
 import os
+import queue as queue_module
 import secrets
 import signal
 import tempfile
@@ -41,7 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from arena import wire
 from arena.botspec import BotSpec, Launch
@@ -390,6 +392,12 @@ def probe(config: Config, workdir: Path, venue: Venue = Venue("none")) -> dict[s
     return versions
 
 
+_finished: Callable[[GameRow], None] | None = None
+"""Where :func:`run_task` sends each game's row as soon as it is played: the parent's queue in a
+worker (:func:`_worker_start`), the commit itself when the tournament plays in one process. The
+rows a task returns are committed too; a row committed already is skipped (:func:`run`)."""
+
+
 def run_task(
     config_data: dict[str, Any], task: Task, workdir: str, venue: Venue = Venue("none")
 ) -> list[GameRow]:
@@ -405,7 +413,10 @@ def run_task(
     def collect(report: GameReport, result: MatchResult) -> None:
         text = stream.getvalue()
         record, marks[0] = text[marks[0] :], len(text)
-        rows.append(_row(config.mode, report, names, record))
+        row = _row(config.mode, report, names, record)
+        rows.append(row)
+        if _finished is not None:  # to be committed now, not when the whole task is done
+            _finished(row)
 
     played: set[int] = set()
 
@@ -520,14 +531,24 @@ def run(
                     on_game(row)
 
         if concurrency <= 1 or len(tasks) <= 1:
-            for task in tasks:
-                commit(run_task(data, task, base, venue))
+            global _finished  # noqa: PLW0603 - the one place that sets it in this process
+
+            def finished(row: GameRow) -> None:
+                commit([row])
+
+            _finished = finished
+            try:
+                for task in tasks:
+                    commit(run_task(data, task, base, venue))
+            finally:
+                _finished = None
             return played
-        runner = _Runner(data, base, venue, commit)
+        rows: multiprocessing.queues.Queue[GameRow] = _CONTEXT.Queue()
+        runner = _Runner(data, base, venue, commit, rows)
         queue: Iterator[Task] = iter(tasks)
         suspects: list[Task] = []
         while True:
-            with _pool(concurrency) as pool:
+            with _pool(concurrency, rows) as pool:
                 try:
                     suspects = runner.play_suspects(pool, suspects)
                     if suspects:
@@ -541,12 +562,17 @@ def run(
                     raise
 
 
-def _pool(concurrency: int) -> concurrent.futures.ProcessPoolExecutor:
+_CONTEXT: Final = multiprocessing.get_context("spawn")
+
+
+def _pool(
+    concurrency: int, rows: multiprocessing.queues.Queue[GameRow]
+) -> concurrent.futures.ProcessPoolExecutor:
     return concurrent.futures.ProcessPoolExecutor(
         concurrency,
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=_CONTEXT,
         initializer=_worker_start,
-        initargs=(os.getpid(),),
+        initargs=(os.getpid(), rows),
     )
 
 
@@ -558,6 +584,17 @@ class _Runner:
     base: str
     venue: Venue
     commit: Callable[[Sequence[GameRow]], None]
+    rows: multiprocessing.queues.Queue[GameRow]
+    """Each game's row, sent by the worker that played it as soon as it is played."""
+
+    def drain(self) -> None:
+        """Commit the rows the workers have sent so far."""
+        while True:
+            try:
+                row = self.rows.get_nowait()
+            except queue_module.Empty:
+                return
+            self.commit([row])
 
     def submit(
         self, pool: concurrent.futures.ProcessPoolExecutor, tasks: Sequence[Task]
@@ -586,8 +623,9 @@ class _Runner:
         broken: list[Task] = []
         while pending:
             finished, _ = concurrent.futures.wait(
-                pending, return_when=concurrent.futures.FIRST_COMPLETED
+                pending, timeout=0.05, return_when=concurrent.futures.FIRST_COMPLETED
             )
+            self.drain()
             for future in finished:
                 task = pending.pop(future)
                 try:
@@ -611,8 +649,12 @@ class _Runner:
         for index, task in enumerate(suspects):
             (future,) = self.submit(pool, [task])
             try:
+                while not future.done():
+                    concurrent.futures.wait([future], timeout=0.05)
+                    self.drain()
                 rows = future.result()
             except BrokenProcessPool:
+                self.drain()
                 config = Config.from_json(self.data)
                 self.commit(_abandoned(config, task, "the worker process playing it died"))
                 return suspects[index + 1 :]
@@ -669,8 +711,11 @@ def _unplayed(
     return rows
 
 
-def _worker_start(parent: int) -> None:
-    """A worker dies with the tournament and leaves Ctrl-C to it."""
+def _worker_start(parent: int, rows: multiprocessing.queues.Queue[GameRow]) -> None:
+    """A worker dies with the tournament, leaves Ctrl-C to it and sends it each game's row as
+    soon as it is played."""
+    global _finished  # noqa: PLW0603 - a worker's own copy
+    _finished = rows.put
     die_with_parent(parent)
     wire.enable()  # GIN_ARENA_LOG_WIRE, set by the tournament's --log-wire
     signal.signal(signal.SIGINT, signal.SIG_IGN)
