@@ -252,15 +252,34 @@ class Task:
     """``Planned.number`` is the game id; seats index ``table``."""
 
 
+TASK_GAMES: Final = 20
+"""The most games of one table a task holds (whole deals, at least one): one set of bot processes
+plays them all, so that a bot slow to start pays for it once a task, not once a deal. The tasks
+depend on the configuration only, and so does what a bot that keeps state from game to game sees
+(a resumed run replays a task from its first game: :func:`missing_tasks`)."""
+TABLE_TASKS: Final = 6
+"""A table with enough deals is split into at least this many tasks, so that the workers still
+share out the work evenly at the end of a short tournament."""
+
+
 def schedule(config: Config) -> list[Task]:
-    """Every game of the tournament, grouped into tasks (a mirrored deal's games together)."""
+    """Every game of the tournament, grouped into tasks: a table's deals in order, a mirrored
+    deal's games together, at most :data:`TASK_GAMES` games a task and at least
+    :data:`TABLE_TASKS` tasks a table when it has the deals. The tasks take the tables in
+    turn (the first task of each table, then the second...), so that the workers share the slow
+    tables and the fast ones alike to the end. The game ids run table by table."""
     seeds = SplitMix64(config.seed)
-    tasks: list[Task] = []
+    by_table: list[list[Task]] = []
     game_id = 0
     cycle = seatings(config.mode)
     turns = len(rotations(config.mode))
     deals = config.games_per_pair // turns if config.mirror else config.games_per_pair
+    size = len(rotations(config.mode)) if config.mirror else 1  # games a deal
+    per_task = max(1, min(TASK_GAMES // size, -(-deals // TABLE_TASKS)))  # deals a task
     for table in config.tables():
+        tasks: list[Task] = []
+        by_table.append(tasks)
+        block: list[Planned] = []
         for deal in range(deals):
             seed = seeds.next()
             games: tuple[Planned, ...]
@@ -272,8 +291,12 @@ def schedule(config: Config) -> list[Task]:
             else:  # each game its own deal, the seating the next of the cycle
                 games = (Planned(game_id + 1, seed, cycle[deal % len(cycle)]),)
             game_id += len(games)
-            tasks.append(Task(table, games))
-    return tasks
+            block.extend(games)
+            if len(block) >= per_task * len(games) or deal == deals - 1:
+                tasks.append(Task(table, tuple(block)))
+                block = []
+    turns_of_tables = itertools.zip_longest(*by_table)
+    return [task for turn in turns_of_tables for task in turn if task is not None]
 
 
 CLOCK_FIELDS = ("move", "bank", "grace", "startup", "quit")
@@ -408,11 +431,11 @@ def run_task(
     names = tuple(b.name for b in bots)
     stream = io.StringIO()
     rows: list[GameRow] = []
-    marks = [0]
 
     def collect(report: GameReport, result: MatchResult) -> None:
-        text = stream.getvalue()
-        record, marks[0] = text[marks[0] :], len(text)
+        record = stream.getvalue()  # this game's lines: the stream is emptied after each game
+        stream.seek(0)
+        stream.truncate()
         row = _row(config.mode, report, names, record)
         rows.append(row)
         if _finished is not None:  # to be committed now, not when the whole task is done

@@ -17,6 +17,8 @@ from arena.referee import Clock
 from arena.standings import standings
 from arena.store import GameRow, Store
 from arena.tournament import (
+    TABLE_TASKS,
+    TASK_GAMES,
     Config,
     Task,
     TournamentError,
@@ -74,29 +76,43 @@ def test_gauntlet_plays_the_first_bot_against_each_other(n: int) -> None:
 
 def test_game_ids_are_one_to_n_in_schedule_order() -> None:
     config = Config(bots=builtins("greedy", "random", "greedy", "random"), games_per_pair=6)
-    games = all_games(schedule(config))
-    assert [g[0] for g in games] == list(range(1, len(games) + 1)) == list(range(1, 37))
+    games = all_games(schedule(config))  # the tasks take the tables in turn; ids run by table
+    assert sorted(g[0] for g in games) == list(range(1, len(games) + 1)) == list(range(1, 37))
 
 
 def test_mirrored_deals_share_a_seed_with_the_seats_swapped() -> None:
     config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=8)
     tasks = schedule(config)
-    assert len(tasks) == 3 * 4  # a task is one deal, played twice
-    for task in tasks:
-        first, second = task.games
+    games = sorted((g for task in tasks for g in task.games), key=lambda g: g.number)
+    assert [g.number for g in games] == list(range(1, 25))
+    for first, second in zip(games[::2], games[1::2], strict=True):
         assert first.seed == second.seed
         assert (first.seats, second.seats) == ((0, 1), (1, 0))
         assert second.number == first.number + 1
-    seeds = [t.games[0].seed for t in tasks]
+    seeds = [g.seed for g in games[::2]]
     assert len(set(seeds)) == len(seeds)  # every deal its own
     assert all(0 <= s < 2**64 for s in seeds)
+
+
+def test_a_task_holds_whole_deals_of_one_table_up_to_task_games() -> None:
+    bots = builtins("greedy", "random", "strong")
+    # 500 deals a pair: as many as TASK_GAMES allows in a task.
+    tasks = schedule(Config(bots=bots, games_per_pair=1000))
+    assert {len(t.games) for t in tasks} == {TASK_GAMES} and len(tasks) == 3 * 1000 // TASK_GAMES
+    for task in tasks[:6]:
+        seeds = [g.seed for g in task.games]
+        assert seeds[::2] == seeds[1::2], "a mirrored deal's two games stay in one task"
+    assert [t.table for t in tasks[:6]] == [(0, 1), (0, 2), (1, 2)] * 2, "the tables in turn"
+    assert [t.games[0].number for t in tasks[:3]] == [1, 1001, 2001], "ids run table by table"
+    # 30 deals a pair: split into TABLE_TASKS tasks, so that the workers finish together.
+    tasks = schedule(Config(bots=bots, games_per_pair=60))
+    assert [len(t.games) for t in tasks] == [60 // TABLE_TASKS] * (3 * TABLE_TASKS)
 
 
 def test_without_mirror_every_game_is_its_own_deal_and_seats_alternate() -> None:
     config = Config(bots=builtins("greedy", "random"), games_per_pair=5, mirror=False)
     tasks = schedule(config)
-    assert [len(t.games) for t in tasks] == [1] * 5
-    games = [t.games[0] for t in tasks]
+    games = [g for t in tasks for g in t.games]
     assert [g.seats for g in games] == [(0, 1), (1, 0), (0, 1), (1, 0), (0, 1)]
     assert len({g.seed for g in games}) == 5
 
@@ -171,13 +187,14 @@ def test_configuration_json_round_trip(tmp_path: Path) -> None:
 
 
 def test_missing_tasks_are_the_whole_tasks_with_a_game_not_done() -> None:
-    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=4)
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=48)
     assert missing_tasks(config, set()) == schedule(config)
+    assert [len(t.games) for t in schedule(config)] == [8] * 18
     total = len(all_games(schedule(config)))
     assert missing_tasks(config, set(range(1, total + 1))) == []
-    done = {1, 2, 4, 7, 12}  # a whole mirrored pair (1, 2), and halves of three others
+    done = set(range(1, 9)) | {10, 30, 99}  # pair 1's first task whole, parts of three others
     missing = all_games(missing_tasks(config, done))
-    assert [g[0] for g in missing] == [k for k in range(1, total + 1) if k not in {1, 2}]
+    assert sorted(g[0] for g in missing) == list(range(9, total + 1))  # whole tasks
     by_id = {g[0]: g for g in all_games(schedule(config))}
     assert all(by_id[g[0]] == g for g in missing)  # same pair, seed and seats
 
@@ -296,10 +313,10 @@ def test_probe_reports_versions_and_the_first_bot_that_cannot_start(tmp_path: Pa
 def test_a_bot_that_cannot_start_forfeits_its_task(tmp_path: Path, ghost_first: bool) -> None:
     ghost = BotSpec("ghost", (GHOST,))
     bots = (ghost, GREEDY) if ghost_first else (GREEDY, ghost)
-    config = Config(bots=bots, games_per_pair=4)
+    config = Config(bots=bots, games_per_pair=24)
     task = schedule(config)[1]
     rows = run_task(config.to_json(), task, str(tmp_path))
-    assert [r.id for r in rows] == [3, 4]
+    assert [r.id for r in rows] == [5, 6, 7, 8]
     for r, planned in zip(rows, task.games, strict=True):
         names = (bots[planned.seats[0]].name, bots[planned.seats[1]].name)
         assert (r.seat0, r.seat1, r.seed) == (*names, planned.seed)

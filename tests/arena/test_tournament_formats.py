@@ -25,6 +25,7 @@ from arena.match import rotations
 from arena.standings import standings
 from arena.store import FORMAT, GameRow, Store, StoreError
 from arena.tournament import (
+    TASK_GAMES,
     Config,
     Task,
     TournamentError,
@@ -110,8 +111,11 @@ def config(mode: Mode, n: int, **given: Any) -> Config:
 
 
 def seated(tasks: list[Task]) -> list[tuple[int, int, tuple[int, ...]]]:
-    """(id, seed, bot indices by player) of every scheduled game, in schedule order."""
-    return [(g.number, g.seed, tuple(t.table[k] for k in g.seats)) for t in tasks for g in t.games]
+    """(id, seed, bot indices by player) of every scheduled game, by id (the tasks take the
+    tables in turn; the ids run table by table)."""
+    return sorted(
+        (g.number, g.seed, tuple(t.table[k] for k in g.seats)) for t in tasks for g in t.games
+    )
 
 
 def teams(players: tuple[int, ...]) -> tuple[frozenset[int], frozenset[int]]:
@@ -189,18 +193,25 @@ def test_a_mirrored_deal_is_played_in_every_rotation_with_one_seed(mode: Mode) -
     c = config(mode, mode.players + 2, seed=5)
     tasks = schedule(c)
     turns = rotations(mode)
-    assert all(len(t.games) == len(turns) for t in tasks)
-    for task in tasks:
-        assert len({g.seed for g in task.games}) == 1
-        numbers = [g.number for g in task.games]
+    # A task holds whole deals of one table (at most TASK_GAMES games unless one deal is more).
+    assert all(len(t.games) % len(turns) == 0 for t in tasks)
+    assert all(len(t.games) <= max(TASK_GAMES, len(turns)) for t in tasks)
+    deals = [
+        (t.table, t.games[k : k + len(turns)])
+        for t in tasks
+        for k in range(0, len(t.games), len(turns))
+    ]
+    for table, games_of_deal in deals:
+        assert len({g.seed for g in games_of_deal}) == 1
+        numbers = [g.number for g in games_of_deal]
         assert numbers == list(range(numbers[0], numbers[0] + len(turns)))
         # The seatings of a deal are the rotations of one turn of the table.
-        first = task.games[0].seats
-        assert [g.seats for g in task.games] == [tuple(first[r] for r in rot) for rot in turns]
+        first = games_of_deal[0].seats
+        assert [g.seats for g in games_of_deal] == [tuple(first[r] for r in rot) for rot in turns]
         if mode is Mode.PARTNERSHIP:  # the teams change sides
-            one, two = (teams(tuple(task.table[p] for p in g.seats)) for g in task.games)
+            one, two = (teams(tuple(table[p] for p in g.seats)) for g in games_of_deal)
             assert one == (two[1], two[0])
-    seeds = [t.games[0].seed for t in tasks]
+    seeds = [games_of_deal[0].seed for _, games_of_deal in deals]
     assert len(set(seeds)) == len(seeds)  # every deal its own
     games = seated(tasks)
     assert [g[0] for g in games] == list(range(1, len(games) + 1))  # ids unique and dense
@@ -213,8 +224,8 @@ def test_without_mirror_every_game_is_a_deal_and_the_seats_go_round(mode: Mode) 
     c = config(mode, mode.players, games_per_pair=2 * len(cycle) + 1, mirror=False)
     first = c.tables()[0]
     tasks = [t for t in schedule(c) if t.table == first]
-    assert [len(t.games) for t in tasks] == [1] * c.games_per_pair
-    games = [t.games[0] for t in tasks]
+    games = [g for t in tasks for g in t.games]
+    assert len(games) == c.games_per_pair and all(len(t.games) <= TASK_GAMES for t in tasks)
     assert len({g.seed for g in games}) == len(games)
     assert [g.seats for g in games] == [cycle[k % len(cycle)] for k in range(len(games))]
     for place in range(mode.players):  # over each whole cycle, every bot in every seat
@@ -726,7 +737,7 @@ def test_a_tournament_of_three_or_four_resumes_to_the_same_games(
 @pytest.mark.parametrize("mode", [Mode.THREE_PLAYER, Mode.PARTNERSHIP])
 def test_a_bot_that_cannot_start_forfeits_its_tables_games(tmp_path: Path, mode: Mode) -> None:
     ghost = BotSpec("ghost", ("/nonexistent/gin-arena-test/ghost-bot",))
-    c = Config(bots=(*bots(mode.players - 1), ghost), mode=mode, games_per_pair=2, mirror=False)
+    c = Config(bots=(*bots(mode.players - 1), ghost), mode=mode, games_per_pair=1, mirror=False)
     (task, *_) = schedule(c)
     rows = run_task(c.to_json(), task, str(tmp_path))
     assert [r.id for r in rows] == [1]
