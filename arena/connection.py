@@ -15,9 +15,12 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from arena import wire
-from bots.sdk import Bot
+from bots.sdk import Bot, View
+from engine.hand import Action as EngineAction
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
+from protocol.convert import engine_action, own_action
+from protocol.views import Decision, request_model
 
 
 class BotError(RuntimeError):
@@ -101,6 +104,13 @@ class Connection(ABC):
         """Send a request; return the reply and the seconds from sending to the full reply.
         Raises a :class:`BotError` subclass on failure."""
 
+    def decide(self, decision: Decision) -> tuple[EngineAction, float]:
+        """Ask the bot to act: send the request of ``decision`` (:meth:`ask`, with the time
+        ``decision.free + decision.bank``) and return the action it chose, as the engine's, with
+        the seconds it took. Its legality is the referee's to check."""
+        reply, elapsed = self.ask(request_model(decision), decision.free + decision.bank)
+        return engine_action(reply.action), elapsed
+
     @abstractmethod
     def close(self) -> None:
         """Stop the bot, leaving nothing behind. Safe to call twice."""
@@ -109,6 +119,10 @@ class Connection(ABC):
         """Whether events of this ``type`` can change anything the bot does: always for a
         process; the referee need not build an event nobody heeds."""
         return True
+
+    def flush(self) -> None:  # noqa: B027 - a no-op where events are not held
+        """Deliver the events held back to go with the next request (the referee calls it at the
+        end of every game)."""
 
     def discard_pending(self) -> None:  # noqa: B027 - a no-op where nothing can be pending
         """Drop whatever the bot has written and the referee has not read yet (after a failure,
@@ -159,16 +173,18 @@ class InProcessConnection(Connection):
     from their JSON) and its replies are taken as objects, so no JSON is written or parsed unless
     the wire is logged (then every line is encoded for the log, as a subprocess bot's would be).
     Its replies go through the same checks as a subprocess bot's (:func:`check_ready`,
-    :func:`check_reply`, then the engine's rules). A move is charged the CPU time of this thread
-    while the bot works (``time.thread_time``), not the wall clock, so that a loaded machine or
-    other games running at once do not cost it; it cannot be interrupted, so an overrun is judged
-    when the bot returns."""
+    :func:`check_reply`, then the engine's rules). A move is judged on the CPU time of this
+    thread while the bot works (``time.thread_time``), not the wall clock, so that a loaded
+    machine or other games running at once do not cost it; it cannot be interrupted, so an
+    overrun is judged when the bot returns. (A move decided within its free time on the wall
+    clock is charged that: its CPU time can only be less, and it is not read.)"""
 
     def __init__(self, name: str, factory: Callable[[], Bot]) -> None:
         self.name = name
         self._factory = factory
         self._bot: Bot | None = None
         self._ignored: frozenset[str] = frozenset()
+        self._direct = False
 
     def heeds(self, kind: str) -> bool:
         """False for an event the bot ignores: its class leaves both :meth:`Bot.handle` and the
@@ -197,6 +213,7 @@ class InProcessConnection(Connection):
         except Exception as error:
             raise BotStartupError(f"could not be created: {error}", self.name) from error
         self._ignored = type(self._bot).ignored_events()
+        self._direct = type(self._bot).answers_directly()
         answer = self._deliver(hello)
         if answer is None:
             raise BotStartupError("did not answer hello", self.name)
@@ -224,6 +241,33 @@ class InProcessConnection(Connection):
                 f"used {elapsed:.3f} s of CPU time, over the limit of {timeout:.3f} s", self.name
             )
         return check_reply(answer, request, self.name), elapsed
+
+    def decide(self, decision: Decision) -> tuple[EngineAction, float]:
+        """A bot that answers requests through :meth:`Bot.choose` alone
+        (:meth:`Bot.answers_directly`) is shown the decision as a :class:`View` straight from
+        the engine's observation, and its action is taken as the engine's: no request or reply
+        message is made (but for the wire log, when on). Any other bot is asked the request
+        message. The failures are the same either way: an exception is a crash, an action that
+        is not one is what the SDK would have failed to send (a crash), the clock the same."""
+        bot = self._bot
+        if not self._direct or bot is None or wire.enabled():
+            return super().decide(decision)
+        view = View.of_decision(decision, bot.rules)
+        start = time.thread_time()
+        wall = time.perf_counter()
+        try:
+            action = own_action(bot.choose(view))
+        except Exception as error:  # a built-in bot that raises has crashed
+            raise BotCrashed(f"raised {type(error).__name__}: {error}", self.name) from error
+        elapsed = time.perf_counter() - wall
+        if elapsed > decision.free:  # only then can its CPU time matter: it is never more
+            elapsed = time.thread_time() - start
+        timeout = decision.free + decision.bank
+        if elapsed > timeout:
+            raise BotTimeout(
+                f"used {elapsed:.3f} s of CPU time, over the limit of {timeout:.3f} s", self.name
+            )
+        return action, elapsed
 
     def close(self) -> None:
         self._bot = None

@@ -4,13 +4,18 @@ group killed at the end, with every descendant that left the group (:mod:`arena.
 :class:`~arena.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the other
 bots and the network.
 
-Three layers of time limits: the referee's per-move deadline (``ask``'s timeout); a watchdog
-that kills the process group if any single operation (a write the bot never reads, a handshake)
-overruns its deadline by :data:`BACKSTOP_SECONDS`, whatever the main thread is doing; and, when
-``cpu_seconds`` is set, the kernel's CPU-time limit (``RLIMIT_CPU``) on the bot process.
+Every wait on a bot is bounded: a reply has the move's deadline (``ask``'s timeout); a write
+has one too (the move's for a request, :data:`BACKSTOP_SECONDS` for events), and a bot that
+leaves its input unread past it is killed; when ``cpu_seconds`` is set, the kernel's CPU-time
+limit (``RLIMIT_CPU``) applies to the bot process as well. Writes never block: the pipe to the
+bot is non-blocking, and a full one is waited on with ``poll``.
 
-Every line written to the bot or read from it is logged on the wire (:mod:`arena.wire`); a line
-read is logged by the thread that reads it, when it arrives.
+Events are not written one by one: they wait in an outbox and go with the next request, in one
+write (the bot reads them first, on that move's clock), or when the referee flushes the outbox at
+the end of a game, or when it holds :data:`OUTBOX_BYTES`.
+
+Every line written to the bot or read from it is logged on the wire (:mod:`arena.wire`), when it
+is written; a line read is logged by the thread that reads it, when it arrives.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import ctypes
 import errno
 import os
 import queue
+import select
 import shutil
 import signal
 import subprocess
@@ -33,6 +39,7 @@ from typing import IO, Final
 from arena import reaper, wire
 from arena.connection import (
     BotCrashed,
+    BotError,
     BotStartupError,
     BotTimeout,
     Connection,
@@ -47,7 +54,9 @@ from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
 
 BACKSTOP_SECONDS: Final = 2.0
-"""How far past its deadline an operation may run before the watchdog kills the bot."""
+"""The deadline of a write of events: a bot that has not read its input by then is killed."""
+OUTBOX_BYTES: Final = 65536
+"""The events the outbox holds before they are written without waiting for a request."""
 LOG_LIMIT_BYTES: Final = 1 << 20
 """Default cap of a bot's stderr log file (1 MiB); the rest is read and dropped."""
 QUIT_WAIT_SECONDS: Final = 2.0
@@ -158,9 +167,8 @@ class ProcessConnection(Connection):
         self._lines: queue.Queue[bytes] = queue.Queue()
         self._batch = threading.Lock()  # held while the lines of one read are queued
         self._threads: list[threading.Thread] = []
-        self._deadline: float | None = None
-        self._watch = threading.Condition()
-        self._killed_by_watchdog = False
+        self._outbox: list[bytes] = []
+        self._outbox_bytes = 0
         self._closed = False
         self._parent = os.getpid()
         self._tie_to_parent = False
@@ -246,13 +254,14 @@ class ProcessConnection(Connection):
         for target, args in (
             (self._read_stdout, (proc.stdout,)),
             (self._read_stderr, (proc.stderr,)),
-            (self._watchdog, ()),
         ):
             thread = threading.Thread(target=target, args=args, daemon=True, name=self.name)
             thread.start()
             self._threads.append(thread)
+        assert proc.stdin is not None
+        os.set_blocking(proc.stdin.fileno(), False)  # see _write_out
         try:
-            self._write(hello, timeout)
+            self._write_out([encode(hello)], timeout)
             line = self._receive(timeout)
         except (BotTimeout, BotCrashed) as error:
             raise BotStartupError(f"no answer to hello: {error.detail}", self.name) from None
@@ -321,26 +330,6 @@ class ProcessConnection(Connection):
             except (OSError, ValueError):
                 pass
 
-    def _watchdog(self) -> None:
-        with self._watch:
-            while not self._closed:
-                deadline = self._deadline
-                if deadline is None:
-                    self._watch.wait()
-                    continue
-                left = deadline + BACKSTOP_SECONDS - time.monotonic()
-                if left > 0:
-                    self._watch.wait(left)
-                    continue
-                self._killed_by_watchdog = True
-                self._deadline = None
-                self._kill()
-
-    def _arm(self, seconds: float | None) -> None:
-        with self._watch:
-            self._deadline = None if seconds is None else time.monotonic() + seconds
-            self._watch.notify()
-
     # -- I/O --------------------------------------------------------------------------------
 
     def _exit_note(self) -> str:
@@ -362,70 +351,84 @@ class ProcessConnection(Connection):
                 return f"was killed by {signal.Signals(code - 128).name} (exit code {code})"
         return f"exited with code {code}"
 
-    def _write(self, message: m.Message, timeout: float) -> None:
+    def _write_out(self, lines: list[bytes], timeout: float) -> None:
+        """Write ``lines`` (the outbox's, then any given) within ``timeout`` seconds: the pipe is
+        non-blocking, so a bot that reads nothing cannot stall the referee; once the time is up
+        it is killed."""
         proc = self._proc
         if proc is None or proc.stdin is None:
             raise BotCrashed("is not running", self.name)
-        line = encode(message)
+        if self._outbox:
+            lines = [*self._outbox, *lines]
+            self._outbox.clear()
+            self._outbox_bytes = 0
         if wire.enabled():
-            wire.sent(self.name, line)
-        self._arm(timeout)
+            for line in lines:
+                wire.sent(self.name, line)
+        data = memoryview(b"".join(lines))
+        fd = proc.stdin.fileno()
+        deadline: float | None = None
         try:
-            proc.stdin.write(line)
+            while True:
+                with contextlib.suppress(BlockingIOError):  # the pipe is full: wait below
+                    data = data[os.write(fd, data) :]
+                if not data:
+                    return
+                if deadline is None:
+                    deadline = time.monotonic() + timeout
+                left = deadline - time.monotonic()
+                if left <= 0 or not _writable(fd, left):
+                    self._kill()
+                    raise BotTimeout("stopped reading its input", self.name)
         except (BrokenPipeError, OSError, ValueError):
-            if self._killed_by_watchdog:
-                raise BotTimeout("stopped reading its input", self.name) from None
             raise BotCrashed(self._exit_note(), self.name) from None
-        finally:
-            self._arm(None)
 
     def _receive(self, timeout: float, start: float | None = None) -> bytes:
         """The bot's next line, waiting until ``timeout`` seconds from ``start`` (default: now)
         have really passed: a wait that wakes early waits again, so that a timeout is never
         reported before its time."""
         deadline = (_now() if start is None else start) + timeout
-        self._arm(max(0.0, deadline - _now()))
-        try:
-            while True:
-                try:
-                    line = self._lines.get(timeout=max(0.0, deadline - _now()))
-                    break
-                except queue.Empty:
-                    if _now() >= deadline:
-                        raise BotTimeout(f"no reply within {timeout:.3f} s", self.name) from None
-        finally:
-            self._arm(None)
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - _now()))
+                break
+            except queue.Empty:
+                if _now() >= deadline:
+                    raise BotTimeout(f"no reply within {timeout:.3f} s", self.name) from None
         if line == _EOF:
             self._lines.put(_EOF)  # stays closed for later calls
             raise BotCrashed(self._exit_note(), self.name)
         return line
 
     def send(self, message: m.Message) -> None:
-        self._check_quiet(message)
-        self._write(message, BACKSTOP_SECONDS)
+        """Put an event in the outbox (see the module); a full one is written at once."""
+        if self._proc is None:
+            raise BotCrashed("is not running", self.name)
+        line = encode(message)
+        self._outbox.append(line)
+        self._outbox_bytes += len(line)
+        if self._outbox_bytes >= OUTBOX_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the events in the outbox (what the bot sent unasked meanwhile is a failure)."""
+        if self._outbox:
+            self._check_quiet("events were written to it")
+            self._write_out([], BACKSTOP_SECONDS)
 
     def send_line(self, line: bytes) -> None:
         """Send a raw line (the bot checker's probes of unknown messages)."""
         proc = self._proc
         if proc is None or proc.stdin is None:
             raise BotCrashed("is not running", self.name)
-        line = line.rstrip(b"\n") + b"\n"
-        if wire.enabled():
-            wire.sent(self.name, line)
-        self._arm(BACKSTOP_SECONDS)
-        try:
-            proc.stdin.write(line)
-        except (OSError, ValueError):
-            raise BotCrashed(self._exit_note(), self.name) from None
-        finally:
-            self._arm(None)
+        self._write_out([line.rstrip(b"\n") + b"\n"], BACKSTOP_SECONDS)
 
     @property
     def exit_code(self) -> int | None:
         """The exit status once the bot has ended (negative: killed by that signal)."""
         return None if self._proc is None else self._proc.poll()
 
-    def _check_quiet(self, message: m.Message) -> None:
+    def _check_quiet(self, before: str) -> None:
         """Anything the bot sent unasked is a failure, classified as it would be had it come while
         a request was open, whenever it is found: a line that is not a message is malformed, a
         message is a protocol violation (a reply to nothing)."""
@@ -436,7 +439,7 @@ class ProcessConnection(Connection):
         if line == _EOF:
             self._lines.put(_EOF)
             raise BotCrashed(self._exit_note(), self.name)
-        when = f"when no request was open (before the {message.type} message)"
+        when = f"when no request was open (before {before})"
         try:
             decode(line)
         except ProtocolError as error:
@@ -462,8 +465,8 @@ class ProcessConnection(Connection):
     def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
         """Send ``request`` and wait for the reply; the clock starts once the request is written
         (a write the bot does not read is stopped by the watchdog)."""
-        self._check_quiet(request)
-        self._write(request, timeout)
+        self._check_quiet("the request message")
+        self._write_out([encode(request)], timeout)
         start = _now()
         line = self._receive(timeout, start)
         elapsed = _now() - start
@@ -486,11 +489,9 @@ class ProcessConnection(Connection):
         if proc is None or self._closed:
             return
         if proc.poll() is None and proc.stdin is not None:
-            quit_line = encode(m.Quit(type="quit"))
-            if wire.enabled():
-                wire.sent(self.name, quit_line)
+            with contextlib.suppress(BotError):
+                self._write_out([encode(m.Quit(type="quit"))], min(self.quit_wait, 0.5))
             with contextlib.suppress(OSError, ValueError):
-                proc.stdin.write(quit_line)
                 proc.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(self.quit_wait)
@@ -501,15 +502,21 @@ class ProcessConnection(Connection):
         # Descendants that left the group (another session) were handed to us: end them.
         reaper.unregister(proc.pid)
         reaper.reap_orphans()
-        with self._watch:
-            self._closed = True
-            self._watch.notify()
+        self._closed = True
         for thread in self._threads:  # the readers end at EOF; let them save the last words
             thread.join(timeout=2)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+
+
+def _writable(fd: int, seconds: float) -> bool:
+    """Wait up to ``seconds`` for room in the pipe ``fd`` (or its reader to be gone: the write
+    then fails, as it should)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return bool(poller.poll(seconds * 1000))
 
 
 def python_command(module: str, *args: str) -> list[str]:

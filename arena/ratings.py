@@ -198,7 +198,8 @@ def fit(
         sd = math.sqrt(variance(contrast)) * ELO_PER_NAT
         elo = (r[k] - shift) * ELO_PER_NAT
         rows.append((elo, sd, k, name))
-    rows.sort(key=lambda row: (-row[0], row[3]))
+    # Level bots by name: a fit of the same games in another order can differ in the last bits.
+    rows.sort(key=lambda row: (-round(row[0], 6), row[3]))
     ratings = []
     for pos, (elo, sd, k, name) in enumerate(rows):
         los = None

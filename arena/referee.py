@@ -36,13 +36,12 @@ from engine.hand import ActionKind, HandResult, IllegalAction
 from engine.modes import FormatError, Mode
 from engine.rules import Rules
 from protocol import messages as m
-from protocol.convert import engine_action, legal_models
 from protocol.views import (
+    Decision,
     HandMessage,
     as_seat_zero,
     hand_end_model,
     hand_start_model,
-    observation_model,
     played_model,
     show_down_model,
 )
@@ -364,6 +363,7 @@ class Referee:
                         )
                     )
                 s.connection.send(_game_end(outcome, player))
+                s.connection.flush()
             except BotError:
                 pass  # a bot that is gone cannot be told; its failure is already recorded
 
@@ -402,32 +402,34 @@ class Referee:
                 hand_start_model(hand.observation(seat), game.hand_number, scores, seating, table),
             )
         move_ms = round(self.clock.move * 1000)
+        listeners = [seat for seat in (0, 1) if seats[players[seat]].connection.heeds("played")]
+        free = self.clock.move + self.clock.grace  # a move's time before the bank is drawn on
+        target = self.rules.game_target
         while hand.result is None:
             p = hand.to_move
             s = seats[players[p]]
             seen = hand.observation(p)
-            request = m.trusted(  # built from the engine's values: see protocol.views
-                m.Request,
-                type="request",
-                id=self._next_id(),
-                phase=hand.decision_phase,
-                legal=legal_models(hand.legal_actions()),
-                observation=observation_model(
-                    seen, game.hand_number, scores, self.rules.game_target
-                ),
-                clock=m.trusted(m.Clock, move_ms=move_ms, bank_ms=round(s.bank * 1000)),
+            decision = Decision(  # the request, from the mover's own observation
+                self._next_id(),
+                hand.decision_phase,
+                hand.legal_actions(),
+                seen,
+                game.hand_number,
+                scores,
+                target,
+                move_ms,
+                free,
+                s.bank,
+                relative and p == 1,
             )
-            limit = self.clock.move + self.clock.grace + s.bank
             try:
-                reply, elapsed = s.connection.ask(
-                    as_seat_zero(request) if relative and p else request, limit
-                )
+                action, elapsed = s.connection.decide(decision)
             except BotError as error:
                 error.seat = players[p]
                 raise
             s.used += elapsed
-            s.bank -= max(0.0, elapsed - self.clock.move - self.clock.grace)
-            action = engine_action(reply.action)
+            if elapsed > free:
+                s.bank -= elapsed - free
             try:
                 game.apply(action)
             except IllegalAction as error:
@@ -443,9 +445,8 @@ class Referee:
                 drawn = (hand.hands[p] & ~seen.hand).bit_length() - 1
             elif action.kind is ActionKind.DRAW_DISCARD:
                 drawn = seen.discard_pile[-1]
-            for seat in (0, 1):
-                if seats[players[seat]].connection.heeds("played"):
-                    send(seat, played_model(action, p, seat, drawn))
+            for seat in listeners:
+                send(seat, played_model(action, p, seat, drawn))
         result = hand.result
         show = None if result.show_down is None else show_down_model(result.show_down)
         end = hand_end_model(result, game.hand_scores)
@@ -459,9 +460,10 @@ class Referee:
 
     def _next_id(self) -> int:
         """A request id in 1..2^31-1, never the previous one (a late reply stays detectable)."""
+        draw = self.ids.getrandbits
         while True:
-            value = self.ids.randrange(1, _ID_LIMIT)
-            if value != self._request_id:
+            value = draw(31)
+            if value and value != self._request_id:
                 self._request_id = value
                 return value
 

@@ -8,10 +8,11 @@ can never corrupt the protocol on stdout.
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import IO, Final
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import IO, Any, Final
 
 from engine.hand import (
     DISCARDS,
@@ -24,51 +25,185 @@ from engine.hand import (
     Phase,
 )
 from engine.hand import Action as EngineAction
+from engine.hand import Observation as EngineObservation
 from engine.modes import Mode
 from engine.rules import Rules
 from protocol import messages as m
 from protocol.codec import ProtocolError, UnknownMessage, decode, encode
-from protocol.convert import action_model, card_mask, card_of, engine_action
+from protocol.convert import (
+    action_json,
+    action_model,
+    action_of_json,
+    card_mask,
+    card_of,
+    engine_action,
+)
+from protocol.views import Decision, request_model, seat_zero_observation
 
 
-@dataclass(frozen=True, slots=True)
 class View:
-    """What the bot sees when asked to act. Cards are engine ints, sets of cards int masks."""
+    """What the bot sees when asked to act. Cards are engine ints, sets of cards int masks.
 
-    request: m.Request
-    rules: Rules
-    legal: tuple[EngineAction, ...]
-    hand: int
-    discard_pile: tuple[int, ...]
-    opponent_known: int
-    taken_card: int | None
+    ``seen`` is the bot's observation in the engine's own form (:class:`engine.hand.Observation`,
+    the same values as the request's ``observation``), ``legal`` the legal actions as the
+    engine's constants. A bot run by the referee in its own process is shown its observation
+    straight from the engine, and the request message (``request``, ``observation``) is only
+    built if the bot asks for it; a bot over stdio gets the decoded request, converted."""
+
+    __slots__ = ("_make", "_request", "legal", "rules", "seen")
+
+    def __init__(
+        self,
+        seen: EngineObservation,
+        rules: Rules,
+        legal: tuple[EngineAction, ...],
+        request: m.Request | Callable[[], m.Request],
+    ) -> None:
+        """``request``: the message, or how to make it when it is first asked for."""
+        self.seen = seen
+        self.rules = rules
+        self.legal = legal
+        if isinstance(request, m.Request):
+            self._request: m.Request | None = request
+            self._make: Callable[[], m.Request] | None = None
+        else:
+            self._request, self._make = None, request
+
+    @classmethod
+    def of_request(cls, request: m.Request, rules: Rules) -> View:
+        """The view of a request message."""
+        obs = request.observation
+        taken = obs.taken_card
+        seen = EngineObservation(
+            player=obs.seat,
+            phase=obs.phase,
+            to_move=obs.seat,
+            dealer=obs.dealer,
+            hand=card_mask(obs.hand),
+            discard_pile=tuple(map(card_of, obs.discard_pile)),
+            stock_size=obs.stock_size,
+            opponent_known=card_mask(obs.opponent_known),
+            opponent_hand_size=obs.opponent_hand_size,
+            knock_limit=obs.knock_limit,
+            first_upcard=card_of(obs.first_upcard),
+            taken_card=None if taken is None else card_of(taken),
+            turn=obs.turn,
+            show_down=None,
+            result=None,
+        )
+        return cls(seen, rules, tuple(map(engine_action, request.legal)), request)
+
+    @classmethod
+    def of_json(cls, data: dict[str, Any], rules: Rules) -> View:
+        """The view of a request as JSON decodes it (a bot over stdio: the message is only
+        validated if the bot asks for it). Raises ``KeyError``, ``TypeError`` or ``ValueError``
+        (a :class:`~engine.cards.CardError` included) for data that is not a request."""
+        obs = data["observation"]
+        taken = obs.get("taken_card")
+        seat = obs["seat"]
+        seen = EngineObservation._make(
+            (
+                seat,
+                Phase(obs["phase"]),
+                seat,
+                obs["dealer"],
+                card_mask(obs["hand"]),
+                tuple(map(card_of, obs["discard_pile"])),
+                obs["stock_size"],
+                card_mask(obs["opponent_known"]),
+                obs["opponent_hand_size"],
+                obs["knock_limit"],
+                card_of(obs["first_upcard"]),
+                None if taken is None else card_of(taken),
+                obs["turn"],
+                None,
+                None,
+            )
+        )
+        legal = tuple(map(action_of_json, data["legal"]))
+        return cls(seen, rules, legal, partial(m.Request.model_validate, data))
+
+    @classmethod
+    def of_decision(cls, decision: Decision, rules: Rules) -> View:
+        """The view of a decision the referee has not made a message of (a bot in its
+        process): the same values as :meth:`of_request` of its message."""
+        seen = decision.seen
+        if decision.relabel:
+            seen = seat_zero_observation(seen)
+        return cls(seen, rules, tuple(decision.legal), partial(request_model, decision))
+
+    @property
+    def request(self) -> m.Request:
+        """The request message (made on first use when the bot was not handed one)."""
+        request = self._request
+        if request is None:
+            assert self._make is not None
+            request = self._request = self._make()
+        return request
 
     @property
     def observation(self) -> m.Observation:
+        """The request's observation, as a message (card names)."""
         return self.request.observation
 
     @property
     def phase(self) -> DecisionPhase:
         """The decision asked for: a :class:`~engine.hand.Phase` other than ``FINISHED`` (a
         string enum, so ``view.phase == "draw"`` holds as well as ``view.phase is Phase.DRAW``)."""
-        return self.request.phase
+        return self.seen.phase  # type: ignore[return-value]  # never FINISHED when asked
 
     @property
     def seat(self) -> int:
-        return self.request.observation.seat
+        return self.seen.player
+
+    @property
+    def hand(self) -> int:
+        """The bot's cards (a mask)."""
+        return self.seen.hand
+
+    @property
+    def discard_pile(self) -> tuple[int, ...]:
+        """The discard pile, bottom first."""
+        return self.seen.discard_pile
 
     @property
     def upcard(self) -> int:
         """The top card of the discard pile."""
-        return self.discard_pile[-1]
+        return self.seen.discard_pile[-1]
+
+    @property
+    def opponent_known(self) -> int:
+        """The cards the opponent took from the discard pile and still holds (a mask)."""
+        return self.seen.opponent_known
+
+    @property
+    def opponent_hand_size(self) -> int:
+        return self.seen.opponent_hand_size
+
+    @property
+    def taken_card(self) -> int | None:
+        """The card taken from the discard pile this turn, if any (R8)."""
+        return self.seen.taken_card
+
+    @property
+    def first_upcard(self) -> int:
+        return self.seen.first_upcard
 
     @property
     def stock_size(self) -> int:
-        return self.request.observation.stock_size
+        return self.seen.stock_size
 
     @property
     def knock_limit(self) -> int:
-        return self.request.observation.knock_limit
+        return self.seen.knock_limit
+
+    @property
+    def turn(self) -> int:
+        return self.seen.turn
+
+    @property
+    def dealer(self) -> int:
+        return self.seen.dealer
 
     def can_knock(self) -> bool:
         return any(a.kind is ActionKind.KNOCK for a in self.legal)
@@ -89,12 +224,18 @@ class View:
                 mask |= 1 << a.card
         return mask
 
+    def __repr__(self) -> str:
+        return f"View({self.seen!r}, legal={[str(a) for a in self.legal]})"
+
 
 class SessionError(RuntimeError):
     """The session with the referee cannot go on, on the bot's side (the referee speaks no protocol
     version this SDK knows): :meth:`Bot.run` prints it to stderr and returns 2. Not to be confused
     with the arena's ``arena.connection.BotError``, the referee's verdict on a failing bot."""
 
+
+_REQUEST: Final = b'{"type":"request",'
+"""How the referee's request lines begin (its encoding writes ``type`` first)."""
 
 EVENT_HOOKS: Final = {
     "hand_start": "on_hand_start",
@@ -188,6 +329,13 @@ class Bot:
             event for event, hook in EVENT_HOOKS.items() if getattr(cls, hook) is getattr(Bot, hook)
         )
 
+    @classmethod
+    def answers_directly(cls) -> bool:
+        """Whether this class answers requests through :meth:`choose` alone: it keeps the SDK's
+        :meth:`handle`. The in-process referee then shows it a :class:`View` built straight
+        from the engine's observation and takes its action as it is, with no messages."""
+        return cls.handle is Bot.handle and cls._reply is Bot._reply
+
     # -- the protocol -----------------------------------------------------------------------
 
     def handle(self, message: m.Message) -> m.Message | None:
@@ -238,19 +386,24 @@ class Bot:
         )
 
     def _reply(self, request: m.Request) -> m.Reply:
-        obs = request.observation
-        view = View(
-            request=request,
-            rules=self.rules,
-            legal=tuple(map(engine_action, request.legal)),
-            hand=card_mask(obs.hand),
-            discard_pile=tuple(map(card_of, obs.discard_pile)),
-            opponent_known=card_mask(obs.opponent_known),
-            taken_card=None if obs.taken_card is None else card_of(obs.taken_card),
-        )
-        action = self.choose(view)
+        action = self.choose(View.of_request(request, self.rules))
         model = action_model(action)  # a protocol model by construction: no need to validate
         return m.trusted(m.Reply, type="reply", id=request.id, action=model)
+
+    def _answer(self, line: bytes) -> bytes | None:
+        """The reply line to a request line, read straight from its JSON (the referee's own
+        encoding); None when the line does not read as a request: :func:`decode` then says
+        what is wrong with it."""
+        try:
+            data = json.loads(line)
+            view = View.of_json(data, self.rules)
+            number = data["id"]
+            if type(number) is not int or number < 1:
+                return None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            return None
+        action = self.choose(view)
+        return b'{"type":"reply","id":%d,"action":%s}\n' % (number, action_json(action))
 
     def run(self, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
         """Play over stdin/stdout until the referee says quit or closes stdin; return an exit
@@ -261,10 +414,17 @@ class Bot:
         sys.stdout = sys.stderr  # print() in bot code goes to the log, never to the protocol
         # Events this bot ignores are skipped unread when they begin as the arena writes them.
         skipped = tuple(f'{{"type":"{event}"'.encode() for event in self.ignored_events())
+        direct = self.answers_directly()
         try:
             for line in reader:
                 if line.startswith(skipped) or not line.strip():
                     continue
+                if direct and line.startswith(_REQUEST):
+                    answer = self._answer(line)
+                    if answer is not None:
+                        writer.write(answer)
+                        writer.flush()
+                        continue
                 try:
                     message = decode(line)
                 except UnknownMessage:

@@ -410,7 +410,7 @@ class StrongBot(Bot):
             view.opponent_known,
             self.memory,
             self.style.trust,
-            view.observation.opponent_hand_size,
+            view.opponent_hand_size,
         )
         appraisal = Appraisal(StockOdds.of(stock_odds(unseen, odds)), self.style.lookahead)
         danger = [self.style.danger * discard_danger(c, odds) for c in range(52)]
@@ -454,7 +454,7 @@ class StrongBot(Bot):
         if not choices:
             return None
         opponents: list[int] | None = None
-        first_upcard = parse_card(view.observation.first_upcard)
+        first_upcard = view.first_upcard
         best: tuple[float, int, Arrangement] | None = None
         for card in cards_of(choices):
             kept = view.hand ^ (1 << card)
@@ -468,7 +468,7 @@ class StrongBot(Bot):
                     view.opponent_known,
                     odds,
                     self.style.samples,
-                    hand_size=view.observation.opponent_hand_size,
+                    hand_size=view.opponent_hand_size,
                 )
             expected = sum(
                 knock_score(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Final, Literal, NamedTuple, get_args
 
 from engine.cards import (
@@ -266,6 +267,10 @@ class Observation(NamedTuple):
     result: HandResult | None
 
 
+_new_observation: Final = partial(tuple.__new__, Observation)
+"""An :class:`Observation` from a tuple of its fields in order (a third of the keyword call)."""
+
+
 class Hand:
     """A hand from the deal to the score.
 
@@ -396,23 +401,26 @@ class Hand:
         if player not in (0, 1):
             raise ValueError(f"bad player {player!r}: players are 0 and 1")
         result = self.result
-        show_down = result.show_down if result is not None else None
-        return Observation(
-            player=player,
-            phase=self.phase,
-            to_move=self.to_move,
-            dealer=self.dealer,
-            hand=self.hands[player],
-            discard_pile=tuple(self.pile),
-            stock_size=len(self.stock),
-            opponent_known=self.known[1 - player],
-            opponent_hand_size=self.hands[1 - player].bit_count(),
-            knock_limit=self.knock_limit,
-            first_upcard=self.first_upcard,
-            taken_card=self.taken_card if self.to_move == player else None,
-            turn=self.turn,
-            show_down=show_down,
-            result=result,
+        to_move = self.to_move
+        taken = self._taken
+        return _new_observation(  # by position, in the order of Observation's fields
+            (
+                player,
+                self.phase,
+                to_move,
+                self.dealer,
+                self.hands[player],
+                tuple(self.pile),
+                len(self.stock),
+                self.known[1 - player],
+                self.hands[1 - player].bit_count(),
+                self.knock_limit,
+                self.first_upcard,
+                taken if taken >= 0 and to_move == player else None,
+                self.turn,
+                None if result is None else result.show_down,
+                result,
+            )
         )
 
     def copy(self) -> Hand:

@@ -4,6 +4,7 @@ lists of legal actions. Which seat may see what is decided in :mod:`protocol.vie
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from engine.cards import CARD_INDEX, CARD_NAMES, card_names, parse_card
 from engine.hand import (
@@ -51,11 +52,17 @@ def action_model(action: EngineAction) -> Action:
         return _DRAW_STOCK
     if kind is ActionKind.DRAW_DISCARD:
         return _DRAW_DISCARD
+    card = action.card
+    if card is not None and not (type(card) is int and 0 <= card < 52):
+        raise ValueError(f"bad card {card!r} in {kind} action: cards are ints 0..51")
     if kind is ActionKind.DISCARD:
-        assert action.card is not None
-        return _DISCARDS[action.card]
+        if card is None:
+            raise ValueError("a discard names its card")
+        return _DISCARDS[card]
+    if kind is not ActionKind.KNOCK:
+        raise ValueError(f"not an action kind: {kind!r}")
     if action.melds is None:
-        return _BIG_GIN if action.card is None else _KNOCKS[action.card]
+        return _BIG_GIN if card is None else _KNOCKS[card]
     return KnockAction(
         kind="knock",
         card=None if action.card is None else CARD_NAMES[action.card],
@@ -96,6 +103,57 @@ def engine_action(model: Action) -> EngineAction:
 _MODEL_OF: dict[int, Action] = {id(action): model for model, action in _PAIRS}
 """The model of each of the engine's own action constants (:data:`engine.hand.DISCARDS` ...), by
 identity, as :data:`_ENGINE_OF` the other way."""
+
+
+_JSON_OF: dict[int, bytes] = {
+    id(action): model.model_dump_json(exclude_none=True).encode() for model, action in _PAIRS
+}
+
+
+def action_json(action: EngineAction) -> bytes:
+    """The JSON of the protocol form of an engine action, as :func:`protocol.codec.encode`
+    writes it (the engine's constants from a table)."""
+    known = _JSON_OF.get(id(action))
+    if known is not None:
+        return known
+    return action_model(action).model_dump_json(exclude_none=True).encode()
+
+
+def action_of_json(data: dict[str, Any]) -> EngineAction:
+    """The engine action of a protocol action as JSON decodes it (unvalidated: the referee's
+    own messages); ``KeyError`` or ``ValueError`` when it is no action."""
+    kind = data["kind"]
+    if kind == "discard":
+        return DISCARDS[card_of(data["card"])]
+    if kind == "draw":
+        source = data["source"]
+        if source == "stock":
+            return DRAW_STOCK
+        if source == "discard":
+            return DRAW_DISCARD
+        raise ValueError(f"unknown draw source {source!r}")
+    if kind == "pass":
+        return PASS
+    if kind != "knock":
+        raise ValueError(f"unknown action kind {kind!r}")
+    card = data.get("card")
+    melds = data.get("melds")
+    if melds is None:
+        return BIG_GIN if card is None else KNOCKS[card_of(card)]
+    return EngineAction(
+        ActionKind.KNOCK,
+        None if card is None else card_of(card),
+        tuple(card_mask(m) for m in melds),
+    )
+
+
+def own_action(action: EngineAction) -> EngineAction:
+    """``action`` as a bot's reply would carry it: one of the engine's constants is taken as it
+    is; anything else goes through its protocol model, validated (a card out of range, melds
+    that are not masks of cards, or an object that is no action raise), and back."""
+    if id(action) in _MODEL_OF:
+        return action
+    return engine_action(action_model(action))
 
 
 def legal_models(actions: Sequence[EngineAction]) -> list[Action]:

@@ -19,15 +19,16 @@ decodes. What a bot sends is always validated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from engine.cards import CARD_NAMES, card_names
 from engine.hand import Action as EngineAction
-from engine.hand import ActionKind, HandResult, Phase
+from engine.hand import ActionKind, DecisionPhase, HandResult, Phase
 from engine.hand import Observation as EngineObservation
 from engine.hand import ShowDown as EngineShowDown
-from protocol.convert import action_model
+from protocol.convert import action_model, legal_models
 from protocol.messages import (
+    Clock,
     HandEnd,
     HandStart,
     LayOffModel,
@@ -87,6 +88,50 @@ def observation_model(
         scores=list(scores),
         target=target,
     )
+
+
+class Decision(NamedTuple):
+    """A request before it is a message: what the referee asks the player to move, from that
+    player's own :class:`engine.hand.Observation` (``seen``) and public values. A bot in this
+    process is shown it as it is (``bots.sdk.View.of_decision``), with no message built;
+    :func:`request_model` makes the message every other bot is sent. ``relabel``: the player is
+    shown the hand from seat 0 (:func:`as_seat_zero`). The clock: ``free`` seconds for the move
+    (its move time and grace) before its ``bank`` of seconds is drawn on; ``move_ms`` is the
+    move time the request states."""
+
+    id: int
+    phase: DecisionPhase
+    legal: Sequence[EngineAction]
+    seen: EngineObservation
+    hand_number: int
+    scores: Sequence[int]
+    target: int
+    move_ms: int
+    free: float
+    bank: float
+    relabel: bool = False
+
+
+def request_model(decision: Decision) -> Request:
+    """The request message of ``decision``, as the player is to see it."""
+    request = trusted(
+        Request,
+        type="request",
+        id=decision.id,
+        phase=decision.phase,
+        legal=legal_models(decision.legal),
+        observation=observation_model(
+            decision.seen, decision.hand_number, decision.scores, decision.target
+        ),
+        clock=trusted(Clock, move_ms=decision.move_ms, bank_ms=round(decision.bank * 1000)),
+    )
+    return as_seat_zero(request) if decision.relabel else request
+
+
+def seat_zero_observation(seen: EngineObservation) -> EngineObservation:
+    """The engine observation of seat 1 relabelled as seat 0 sees its own (the counterpart of
+    :func:`as_seat_zero` for a request's observation)."""
+    return seen._replace(player=1 - seen.player, to_move=1 - seen.to_move, dealer=1 - seen.dealer)
 
 
 def played_model(action: EngineAction, player: int, seat: int, drawn: int | None) -> Played:

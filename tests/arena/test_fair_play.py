@@ -95,16 +95,16 @@ def shlex_join(*argv: str) -> str:
 @pytest.fixture
 def buggy_referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The referee fails while building its 30th request (a bug of its own), once."""
-    real = arena.referee.legal_models
+    real = arena.referee.Decision
     calls = [0]
 
-    def legal_models(actions: object) -> object:
+    def decision(*fields: object) -> object:
         calls[0] += 1
         if calls[0] == 30:
             raise KeyError("a bug in the referee")
-        return real(actions)  # type: ignore[arg-type]
+        return real(*fields)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(arena.referee, "legal_models", legal_models)
+    monkeypatch.setattr(arena.referee, "Decision", decision)
     yield calls
 
 

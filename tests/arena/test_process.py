@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from arena_support import CLOCK, hostile, process_alive, read_pids, wait_until
 
-from arena import process, reaper
+from arena import process, reaper, wire
 from arena.connection import BotTimeout, MalformedMessage, ProtocolViolation
 from arena.process import QUIT_WAIT_SECONDS, ProcessConnection
 from arena.referee import Referee
@@ -87,11 +87,11 @@ def test_the_move_clock_starts_once_the_request_is_written(
     conn = unstarted(tmp_path)
     request = a_request()
 
-    def slow_write(message: m.Message, timeout: float) -> None:
+    def slow_write(lines: list[bytes], timeout: float) -> None:
         clock.now += 10.0  # the write took long (a loaded machine): not the bot's time
         conn._lines.put(a_reply(request))
 
-    monkeypatch.setattr(conn, "_write", slow_write)
+    monkeypatch.setattr(conn, "_write_out", slow_write)
     reply, elapsed = conn.ask(request, timeout=1.0)
     assert reply.id == request.id
     assert elapsed == 0.0
@@ -119,7 +119,7 @@ def test_a_timeout_is_never_reported_before_the_limit(
     conn = unstarted(tmp_path)
     early = EarlyQueue(clock)
     conn._lines = early
-    monkeypatch.setattr(conn, "_write", lambda message, timeout: None)
+    monkeypatch.setattr(conn, "_write_out", lambda lines, timeout: None)
     start = clock.now
     with pytest.raises(BotTimeout, match=r"no reply within 1\.000 s"):
         conn.ask(a_request(), timeout=1.0)
@@ -140,7 +140,7 @@ def test_a_reply_that_comes_after_an_early_wake_up_is_taken(
             return super().get(block, timeout)
 
     conn._lines = Late(clock)
-    monkeypatch.setattr(conn, "_write", lambda message, timeout: None)
+    monkeypatch.setattr(conn, "_write_out", lambda lines, timeout: None)
     reply, elapsed = conn.ask(request, timeout=1.0)
     assert reply.id == request.id and 0.0 < elapsed < 1.0
 
@@ -329,3 +329,54 @@ def test_close_ends_a_setsid_grandchild_and_a_daemon(tmp_path: Path) -> None:
         conn.close()
     for pid in escapees:
         assert not process_alive(pid), f"escapee {pid} outlived close()"
+
+
+# -- the outbox ---------------------------------------------------------------------------------
+
+
+def test_events_go_with_the_next_request_in_one_write_or_when_flushed(tmp_path: Path) -> None:
+    bot = ProcessConnection(
+        "greedy",
+        process.python_command("bots.greedy"),
+        workdir=tmp_path / "greedy",
+        log_path=tmp_path / "greedy.log",
+    )
+    writes: list[int] = []
+    real_write = os.write
+
+    def counted(fd: int, data: bytes) -> int:
+        written = real_write(fd, data)
+        writes.append(written)
+        return written
+
+    event = m.GameStart(type="game_start", game=1, seat=0, target=100)
+    request = a_request(9)
+    try:
+        bot.start(Referee(HOYLE).hello(0), 30.0)
+        with wire.tap("greedy") as lines, pytest.MonkeyPatch.context() as patch:
+            patch.setattr(process.os, "write", counted)
+            bot.send(event)
+            bot.send(event)
+            assert lines == [] and writes == [], "events wait for the request"
+            reply, _ = bot.ask(request, 30.0)
+            assert reply.id == 9
+            assert [(line.direction, line.text.split(",")[0]) for line in lines] == [
+                (wire.TO_BOT, '{"type":"game_start"'),
+                (wire.TO_BOT, '{"type":"game_start"'),
+                (wire.TO_BOT, '{"type":"request"'),
+                (wire.FROM_BOT, '{"type":"reply"'),
+            ]
+            assert len(writes) == 1, "the events and the request in one write"
+            bot.send(event)
+            bot.flush()
+            bot.flush()  # nothing left: nothing written
+            assert len(writes) == 2 and lines[-1].text.startswith('{"type":"game_start"')
+            size = len(encode(event))
+            count = process.OUTBOX_BYTES // size + 1
+            for _ in range(count):
+                bot.send(event)
+            # A full outbox is written without waiting (in parts if the pipe fills up).
+            assert writes[2] > 0 and sum(writes[2:]) == count * size
+    finally:
+        bot.close()
+    assert bot.quit_by_itself

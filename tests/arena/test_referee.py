@@ -1,4 +1,4 @@
-"""The referee and its connections: the clock and the time bank, the watchdog backstop, each bot
+"""The referee and its connections: the clock and the time bank, the deadline of writes, each bot
 process in its own session with a minimal environment and a capped log, and in-process bots that
 fail the same ways subprocess bots do."""
 
@@ -180,7 +180,7 @@ def test_a_bot_process_has_its_own_session_environment_and_directory(
     assert not any(line.startswith("GIN_ARENA_TEST_SECRET=") for line in lines)
 
 
-def test_the_watchdog_kills_a_bot_that_stops_reading_and_the_log_is_capped(
+def test_a_bot_that_stops_reading_is_killed_at_the_write_deadline_and_the_log_is_capped(
     tmp_path: Path,
 ) -> None:
     bot = process(tmp_path, "flood", hostile("flood.py", "200000"), log_limit=1000)
@@ -189,7 +189,7 @@ def test_the_watchdog_kills_a_bot_that_stops_reading_and_the_log_is_capped(
     assert pid is not None
     event = m.GameEnd(type="game_end", winner=0, scores=[100, 0], reason="normal")
     start = time.monotonic()
-    # Once the pipe to the bot is full a write blocks; only the watchdog can end it.
+    # Once the pipe to the bot is full a write waits, until its deadline: then the bot is killed.
     with pytest.raises(BotTimeout, match="stopped reading its input"):
         for _ in range(100_000):
             bot.send(event)

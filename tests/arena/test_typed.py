@@ -4,6 +4,9 @@ encoding decoded again, as a subprocess bot's SDK would read it, and validate ag
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from arena import wire
@@ -11,8 +14,10 @@ from arena.connection import InProcessConnection
 from arena.referee import Clock, Referee
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
-from bots.sdk import Bot
+from bots.sdk import Bot, View
 from bots.strong import StrongBot
+from engine.hand import Action as EngineAction
+from engine.hand import ActionKind
 from engine.modes import Mode
 from engine.rules import PRESETS, Rules
 from protocol import messages as m
@@ -71,3 +76,80 @@ def test_an_event_a_bot_does_nothing_with_is_not_built_for_it() -> None:
     assert not connection.heeds("played") and connection.heeds("game_end")
     with wire.tap():
         assert connection.heeds("played"), "the wire log gets every line"
+
+
+class Viewer(GreedyBot):
+    """A greedy bot that checks each view it is shown against the message it stands for: the
+    view an in-process bot gets straight from the engine must be the one a subprocess bot's SDK
+    makes of the request, whether from the decoded message or from its JSON."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.views = 0  # decisions seen
+
+    def choose(self, view: View) -> EngineAction:
+        assert view._request is None, "an in-process bot is handed no message"
+        line = encode(view.request)
+        for other in (
+            View.of_request(decode(line), self.rules),
+            View.of_json(json.loads(line), self.rules),
+        ):
+            assert other.seen == view.seen
+            assert other.legal == view.legal
+            assert other.request == view.request
+        assert view.observation.seat == view.seat
+        self.views += 1
+        return super().choose(view)
+
+
+@pytest.mark.parametrize("mode", list(Mode), ids=str)
+@pytest.mark.parametrize("preset", ["hoyle", "oklahoma", "big-gin"])
+def test_the_view_from_the_engine_is_the_view_of_the_request(mode: Mode, preset: str) -> None:
+    bots: list[Viewer] = []
+
+    def make() -> Bot:
+        bots.append(Viewer())
+        return bots[-1]
+
+    assert Viewer.answers_directly()
+    connections = [InProcessConnection(f"bot{k}", make) for k in range(mode.players)]
+    referee = Referee(PRESETS[preset].replace(game_target=60), Clock(move=5.0))
+    for c in connections:
+        c.start(referee.hello(0, None, mode), 5.0)
+    outcome = referee.play_game(connections, 4, mode=mode, names=[c.name for c in connections])
+    assert outcome.failure is None and outcome.error is None, outcome
+    assert all(bot.views > 20 for bot in bots), [bot.views for bot in bots]
+
+
+class Returns(RandomBot):
+    """A bot whose ``choose`` returns what it is given, whatever that is."""
+
+    def __init__(self, answer: object) -> None:
+        super().__init__()
+        self.answer = answer
+
+    def choose(self, view: View) -> EngineAction:
+        return self.answer  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("answer", "detail"),
+    [
+        ("discard AS", r"raised AttributeError: 'str' object has no attribute 'kind'"),
+        (EngineAction(ActionKind.DISCARD, -1), r"raised ValueError: bad card -1 in discard"),
+        (EngineAction(ActionKind.DISCARD, 52), r"raised ValueError: bad card 52 in discard"),
+        (EngineAction(ActionKind.DISCARD), r"raised ValueError: a discard names its card"),
+        (EngineAction(ActionKind.KNOCK, 3, (1 << 60,)), r"raised CardError"),
+        (EngineAction("discard", 3), r"raised ValueError: not an action kind: 'discard'"),  # type: ignore[arg-type]
+    ],
+)
+def test_an_in_process_bot_that_returns_no_action_has_crashed(answer: object, detail: str) -> None:
+    """The action an in-process bot returns is taken only if a reply could carry it."""
+    connection = InProcessConnection("odd", lambda: Returns(answer))
+    referee = Referee(Rules())
+    connection.start(referee.hello(0), 5.0)
+    greedy = InProcessConnection("greedy", GreedyBot)
+    greedy.start(referee.hello(1), 5.0)
+    outcome = referee.play_game([connection, greedy], 1, single_hand=True)
+    assert outcome.failure is not None and outcome.failure.reason == "crash", outcome
+    assert re.search(detail, outcome.failure.message), outcome.failure.message

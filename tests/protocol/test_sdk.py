@@ -253,3 +253,51 @@ def test_events_the_bot_ignores_are_skipped_unread_and_the_others_reach_their_ho
     assert Watcher().run(io.BytesIO(hello() + broken + played), io.BytesIO()) == 0
     assert seen == [1]
     assert "ignoring a bad line" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("preset", sorted(RULES))
+def test_a_request_read_straight_from_its_json_gets_the_reply_of_the_decoded_message(
+    preset: str,
+) -> None:
+    """The SDK answers a request line from its JSON, without validating the message: the reply
+    must be byte for byte the one the decoded message gets, for every request of whole hands."""
+    rules = RULES[preset]
+    pairs = [(GreedyBot(), GreedyBot()), (RandomBot(seed=3), RandomBot(seed=3))]
+    for fast, slow in pairs:
+        fast.handle(decode(hello(rules=rules)))
+        slow.handle(decode(hello(rules=rules)))
+    rng = random.Random(preset)
+    asked = 0
+    for seed in range(6):
+        game = Game(rules, seed)
+        while not game.hand.is_over:
+            asked += 1
+            line = encode(request(game, asked))
+            for fast, slow in pairs:
+                reply = slow.handle(decode(line))
+                assert reply is not None
+                assert fast._answer(line) == encode(reply)
+            game.apply(rng.choice(game.hand.legal_actions()))
+    assert asked > 300
+
+
+@pytest.mark.parametrize(
+    ("change", "error"),
+    [
+        (lambda r: r["observation"].update(hand=["ZZ"]), "observation.hand.0"),
+        (lambda r: r["observation"].pop("turn"), "observation.turn: Field required"),
+        (lambda r: r.update(id=0), "id: Input should be greater than or equal to 1"),
+        (lambda r: r["legal"].append({"kind": "jump"}), "unknown action kind 'jump'"),
+    ],
+)
+def test_a_request_line_that_does_not_read_straight_gets_the_decoders_verdict(
+    change: Any, error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(FIRST_REQUEST)
+    change(data)
+    line = json.dumps(data, separators=(",", ":")).encode() + b"\n"
+    assert line.startswith(b'{"type":"request",')
+    status, written = run(GreedyBot(), hello(), line, FIRST_REQUEST)
+    assert status == 0
+    assert [w["id"] for w in written if w["type"] == "reply"] == [41]
+    assert error in capsys.readouterr().err
