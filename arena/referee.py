@@ -54,7 +54,8 @@ REFEREE: Final = "referee"
 """The reason of a game ended by the referee's own failure (drawn, never a bot's forfeit)."""
 HAND_LIMIT: Final = GameEnd.HAND_LIMIT.value
 """The reason of a game ended at the hand limit (R22)."""
-_ID_LIMIT: Final = 2**31
+_DRAW_STOCK: Final = ActionKind.DRAW_STOCK
+_DRAW_DISCARD: Final = ActionKind.DRAW_DISCARD
 
 log = logging.getLogger(__name__)
 
@@ -404,17 +405,24 @@ class Referee:
         move_ms = round(self.clock.move * 1000)
         listeners = [seat for seat in (0, 1) if seats[players[seat]].connection.heeds("played")]
         free = self.clock.move + self.clock.grace  # a move's time before the bank is drawn on
-        target = self.rules.game_target
+        # The loop below runs for every move of every game: what it looks up is looked up once.
+        target, number, recorder = self.rules.game_target, game.hand_number, self.recorder
+        observe, legal_actions, next_id, apply = (
+            hand.observation,
+            hand.legal_actions,
+            self._next_id,
+            game.apply,
+        )
         while hand.result is None:
             p = hand.to_move
             s = seats[players[p]]
-            seen = hand.observation(p)
+            seen = observe(p)
             decision = Decision(  # the request, from the mover's own observation
-                self._next_id(),
+                next_id(),
                 hand.decision_phase,
-                hand.legal_actions(),
+                legal_actions(),
                 seen,
-                game.hand_number,
+                number,
                 scores,
                 target,
                 move_ms,
@@ -431,22 +439,23 @@ class Referee:
             if elapsed > free:
                 s.bank -= elapsed - free
             try:
-                game.apply(action)
+                apply(action)
             except IllegalAction as error:
                 failure = IllegalMove(
                     f"{action} is illegal: {error.reason}", s.connection.name, error.rule
                 )
                 failure.seat = players[p]
                 raise failure from None
-            if self.recorder:
-                self._record(self.recorder.action, p, action, elapsed)
-            drawn = None  # the card drawn: the mover's own hand now, less what it saw before
-            if action.kind is ActionKind.DRAW_STOCK:
-                drawn = (hand.hands[p] & ~seen.hand).bit_length() - 1
-            elif action.kind is ActionKind.DRAW_DISCARD:
-                drawn = seen.discard_pile[-1]
-            for seat in listeners:
-                send(seat, played_model(action, p, seat, drawn))
+            if recorder:
+                self._record(recorder.action, p, action, elapsed)
+            if listeners:
+                drawn = None  # the card drawn: the mover's own hand now, less what it saw before
+                if action.kind is _DRAW_STOCK:
+                    drawn = (hand.hands[p] & ~seen.hand).bit_length() - 1
+                elif action.kind is _DRAW_DISCARD:
+                    drawn = seen.discard_pile[-1]
+                for seat in listeners:
+                    send(seat, played_model(action, p, seat, drawn))
         result = hand.result
         show = None if result.show_down is None else show_down_model(result.show_down)
         end = hand_end_model(result, game.hand_scores)

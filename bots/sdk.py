@@ -127,10 +127,14 @@ class View:
     def of_decision(cls, decision: Decision, rules: Rules) -> View:
         """The view of a decision the referee has not made a message of (a bot in its
         process): the same values as :meth:`of_request` of its message."""
+        view = cls.__new__(cls)  # as __init__ would, with no test: every in-process move
         seen = decision.seen
-        if decision.relabel:
-            seen = seat_zero_observation(seen)
-        return cls(seen, rules, tuple(decision.legal), partial(request_model, decision))
+        view.seen = seat_zero_observation(seen) if decision.relabel else seen
+        view.rules = rules
+        view.legal = tuple(decision.legal)
+        view._request = None
+        view._make = partial(request_model, decision)
+        return view
 
     @property
     def request(self) -> m.Request:

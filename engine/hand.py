@@ -465,6 +465,22 @@ class Hand:
     def _check(self, action: Action) -> None:
         phase = self.phase
         kind = action.kind
+        # The common legal moves first, in a few tests; anything else takes the full checks.
+        if action.melds is None:
+            if phase is _DISCARD and kind is _DISCARD_KIND:
+                card = action.card
+                if (
+                    type(card) is int
+                    and 0 <= card < 52
+                    and self.hands[self.to_move] >> card & 1
+                    and (card != self._taken or self.rules.discard_taken_card)
+                ):
+                    return
+            elif phase is _DRAW and action.card is None:
+                if kind is _DRAW_STOCK_KIND or (
+                    kind is _DRAW_DISCARD_KIND and not self._forced_stock
+                ):
+                    return
         if phase is Phase.FINISHED:
             raise IllegalAction("R7", "the hand is over: no more actions", action)
         if action.melds is not None and kind is not ActionKind.KNOCK:
