@@ -476,11 +476,15 @@ class Hand:
                     and (card != self._taken or self.rules.discard_taken_card)
                 ):
                     return
-            elif phase is _DRAW and action.card is None:
-                if kind is _DRAW_STOCK_KIND or (
-                    kind is _DRAW_DISCARD_KIND and not self._forced_stock
-                ):
-                    return
+            elif (
+                phase is _DRAW
+                and action.card is None
+                and (
+                    kind is _DRAW_STOCK_KIND
+                    or (kind is _DRAW_DISCARD_KIND and not self._forced_stock)
+                )
+            ):
+                return
         if phase is Phase.FINISHED:
             raise IllegalAction("R7", "the hand is over: no more actions", action)
         if action.melds is not None and kind is not ActionKind.KNOCK:
