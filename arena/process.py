@@ -14,17 +14,19 @@ Events are not written one by one: they wait in an outbox and go with the next r
 write (the bot reads them first, on that move's clock), or when the referee flushes the outbox at
 the end of a game, or when it holds :data:`OUTBOX_BYTES`.
 
-Every line written to the bot or read from it is logged on the wire (:mod:`arena.wire`), when it
-is written; a line read is logged by the thread that reads it, when it arrives.
+The bot's output is read by the referee's own thread when it waits for a line (``poll``, then
+one read of what has come): no reader thread stands between a reply and the referee, and a bot
+that writes when nobody asked cannot fill the referee's memory. Every line written to the bot or
+read from it is logged on the wire (:mod:`arena.wire`) as it is written or read.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import errno
 import os
-import queue
 import select
 import shutil
 import signal
@@ -64,7 +66,6 @@ QUIT_WAIT_SECONDS: Final = 2.0
 enough for a Python bot with heavy imports to end by itself)."""
 
 _PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TZ", "SYSTEMROOT")
-_EOF: Final = b""
 _CHUNK: Final = 65536
 _PR_SET_PDEATHSIG: Final = 1
 
@@ -164,8 +165,7 @@ class ProcessConnection(Connection):
         self.hidden = tuple(hidden)
         self._log_path = log_path
         self._proc: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        self._batch = threading.Lock()  # held while the lines of one read are queued
+        self._lines = Lines()
         self._threads: list[threading.Thread] = []
         self._outbox: list[bytes] = []
         self._outbox_bytes = 0
@@ -251,15 +251,14 @@ class ProcessConnection(Connection):
                 os.close(fd)
         proc = self._proc
         assert proc.stdout is not None and proc.stderr is not None
-        for target, args in (
-            (self._read_stdout, (proc.stdout,)),
-            (self._read_stderr, (proc.stderr,)),
-        ):
-            thread = threading.Thread(target=target, args=args, daemon=True, name=self.name)
-            thread.start()
-            self._threads.append(thread)
+        thread = threading.Thread(
+            target=self._read_stderr, args=(proc.stderr,), daemon=True, name=self.name
+        )
+        thread.start()
+        self._threads.append(thread)
         assert proc.stdin is not None
         os.set_blocking(proc.stdin.fileno(), False)  # see _write_out
+        os.set_blocking(proc.stdout.fileno(), False)  # see _read
         try:
             self._write_out([encode(hello)], timeout)
             line = self._receive(timeout)
@@ -274,46 +273,32 @@ class ProcessConnection(Connection):
 
     # -- threads ----------------------------------------------------------------------------
 
-    def _read_stdout(self, stream: IO[bytes]) -> None:
-        """Queue the bot's lines. The lines of one read go in together (see discard_pending); a
-        line over the limit is queued cut at the limit (to be reported as malformed), and the
-        rest of it is read and dropped."""
-        limit = m.MAX_LINE_BYTES + 2
-        pending = bytearray()
-        skipping = False  # in the rest of a line over the limit
-        read = getattr(stream, "read1", stream.read)  # one read: whatever has come, not _CHUNK
-        try:
-            while chunk := read(_CHUNK):
-                pending += chunk
-                lines = []
-                while (end := pending.find(b"\n")) >= 0:
-                    line = bytes(pending[: end + 1])
-                    del pending[: end + 1]
-                    if skipping:
-                        skipping = False
-                    else:
-                        lines.append(line[:limit])
-                if skipping:
-                    pending.clear()
-                elif len(pending) >= limit:
-                    lines.append(bytes(pending[:limit]))
-                    pending.clear()
-                    skipping = True
-                if lines:
-                    if wire.enabled():
-                        for line in lines:
-                            wire.received(self.name, line)
-                    with self._batch:
-                        for line in lines:
-                            self._lines.put(line)
-        except (OSError, ValueError):
-            pass
-        if pending and not skipping:
-            last = bytes(pending)  # a last line without its line end
-            if wire.enabled():
-                wire.received(self.name, last)
-            self._lines.put(last)
-        self._lines.put(_EOF)
+    def _read(self, wait: float) -> None:
+        """Read what the bot has written, waiting up to ``wait`` seconds for something (none:
+        only what is there already)."""
+        lines = self._lines
+        proc = self._proc
+        if lines.ended or proc is None or proc.stdout is None:
+            return
+        fd = proc.stdout.fileno()
+        if wait > 0:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            if not poller.poll(wait * 1000):
+                return
+        while True:
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            new = lines.feed(chunk) if chunk else lines.end()
+            if new and wire.enabled():
+                for line in new:
+                    wire.received(self.name, line)
+            if len(chunk) < _CHUNK:  # all there was (or the end)
+                return
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         with open(self._log_path, "ab") as log:
@@ -377,7 +362,7 @@ class ProcessConnection(Connection):
                 if deadline is None:
                     deadline = time.monotonic() + timeout
                 left = deadline - time.monotonic()
-                if left <= 0 or not _writable(fd, left):
+                if left <= 0 or not self._writable(fd, left):
                     self._kill()
                     raise BotTimeout("stopped reading its input", self.name)
         except (BrokenPipeError, OSError, ValueError):
@@ -388,17 +373,31 @@ class ProcessConnection(Connection):
         have really passed: a wait that wakes early waits again, so that a timeout is never
         reported before its time."""
         deadline = (_now() if start is None else start) + timeout
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - _now()))
-                break
-            except queue.Empty:
-                if _now() >= deadline:
-                    raise BotTimeout(f"no reply within {timeout:.3f} s", self.name) from None
-        if line == _EOF:
-            self._lines.put(_EOF)  # stays closed for later calls
-            raise BotCrashed(self._exit_note(), self.name)
-        return line
+        lines = self._lines
+        while not lines.ready:
+            if lines.ended:
+                raise BotCrashed(self._exit_note(), self.name)
+            left = deadline - _now()
+            if left <= 0:
+                raise BotTimeout(f"no reply within {timeout:.3f} s", self.name)
+            self._read(left)
+        return lines.ready.popleft()
+
+    def _writable(self, fd: int, seconds: float) -> bool:
+        """Wait up to ``seconds`` for room in the pipe ``fd`` to the bot (or its reader to be
+        gone: the write then fails, as it should) or for output from it, which is read, so that
+        a bot blocked on a full output pipe is not taken for one that stops reading. False when
+        the time is up."""
+        proc = self._proc
+        out = None if proc is None or proc.stdout is None or self._lines.ended else proc.stdout
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        if out is not None:
+            poller.register(out.fileno(), select.POLLIN)
+        events = poller.poll(seconds * 1000)
+        if any(ready != fd for ready, _ in events):
+            self._read(0)
+        return bool(events)
 
     def send(self, message: m.Message) -> None:
         """Put an event in the outbox (see the module); a full one is written at once."""
@@ -432,13 +431,13 @@ class ProcessConnection(Connection):
         """Anything the bot sent unasked is a failure, classified as it would be had it come while
         a request was open, whenever it is found: a line that is not a message is malformed, a
         message is a protocol violation (a reply to nothing)."""
-        try:
-            line = self._lines.get_nowait()
-        except queue.Empty:
+        self._read(0)
+        lines = self._lines
+        if not lines.ready:
+            if lines.ended:
+                raise BotCrashed(self._exit_note(), self.name)
             return
-        if line == _EOF:
-            self._lines.put(_EOF)
-            raise BotCrashed(self._exit_note(), self.name)
+        line = lines.ready.popleft()
         when = f"when no request was open (before {before})"
         try:
             decode(line)
@@ -451,16 +450,8 @@ class ProcessConnection(Connection):
         """Drop every line the bot has written and the referee has not read (the lines that came
         with a failing one), so that ``error`` and ``game_end`` still reach it; the end of its
         output, if seen, stays."""
-        with self._batch:  # the rest of the read that brought the failing line is queued
-            ended = False
-            while True:
-                try:
-                    line = self._lines.get_nowait()
-                except queue.Empty:
-                    break
-                ended = ended or line == _EOF
-            if ended:
-                self._lines.put(_EOF)
+        self._read(0)  # the rest of what came with the failing line
+        self._lines.ready.clear()
 
     def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
         """Send ``request`` and wait for the reply; the clock starts once the request is written
@@ -503,7 +494,7 @@ class ProcessConnection(Connection):
         reaper.unregister(proc.pid)
         reaper.reap_orphans()
         self._closed = True
-        for thread in self._threads:  # the readers end at EOF; let them save the last words
+        for thread in self._threads:  # the log's reader ends at EOF; let it save the last words
             thread.join(timeout=2)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
@@ -511,12 +502,48 @@ class ProcessConnection(Connection):
                     stream.close()
 
 
-def _writable(fd: int, seconds: float) -> bool:
-    """Wait up to ``seconds`` for room in the pipe ``fd`` (or its reader to be gone: the write
-    then fails, as it should)."""
-    poller = select.poll()
-    poller.register(fd, select.POLLOUT)
-    return bool(poller.poll(seconds * 1000))
+class Lines:
+    """The lines of a bot's output as they are read: :meth:`feed` takes each chunk read, and the
+    complete lines wait in :attr:`ready`. A line over the limit is cut at the limit (to be found
+    malformed) and the rest of it dropped; a last line without its end is a line too."""
+
+    def __init__(self) -> None:
+        self.ready: collections.deque[bytes] = collections.deque()
+        self.ended = False
+        self._pending = bytearray()
+        self._skipping = False  # in the rest of a line over the limit
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """Take a chunk of output; return the lines it completed (also queued)."""
+        limit = m.MAX_LINE_BYTES + 2
+        pending = self._pending
+        seen = len(pending)  # holds no line end: search the chunk only
+        pending += chunk
+        new = []
+        start = 0
+        while (end := pending.find(b"\n", max(start, seen))) >= 0:
+            if self._skipping:
+                self._skipping = False
+            else:
+                new.append(bytes(pending[start : min(end + 1, start + limit)]))
+            start = end + 1
+        del pending[:start]
+        if self._skipping:
+            pending.clear()
+        elif len(pending) >= limit:
+            new.append(bytes(pending[:limit]))
+            pending.clear()
+            self._skipping = True
+        self.ready.extend(new)
+        return new
+
+    def end(self) -> list[bytes]:
+        """The end of the output; return its last line, if it had no line end."""
+        self.ended = True
+        last = [] if self._skipping or not self._pending else [bytes(self._pending)]
+        self._pending.clear()
+        self.ready.extend(last)
+        return last
 
 
 def python_command(module: str, *args: str) -> list[str]:

@@ -8,9 +8,7 @@ machine is; the process tests bound every wait generously and assert no duration
 from __future__ import annotations
 
 import contextlib
-import io
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -21,7 +19,7 @@ import pytest
 from arena_support import CLOCK, hostile, process_alive, read_pids, wait_until
 
 from arena import process, reaper, wire
-from arena.connection import BotTimeout, MalformedMessage, ProtocolViolation
+from arena.connection import BotCrashed, BotTimeout, MalformedMessage, ProtocolViolation
 from arena.process import QUIT_WAIT_SECONDS, ProcessConnection
 from arena.referee import Referee
 from engine.game import Game
@@ -89,7 +87,7 @@ def test_the_move_clock_starts_once_the_request_is_written(
 
     def slow_write(lines: list[bytes], timeout: float) -> None:
         clock.now += 10.0  # the write took long (a loaded machine): not the bot's time
-        conn._lines.put(a_reply(request))
+        conn._lines.feed(a_reply(request))
 
     monkeypatch.setattr(conn, "_write_out", slow_write)
     reply, elapsed = conn.ask(request, timeout=1.0)
@@ -97,34 +95,34 @@ def test_the_move_clock_starts_once_the_request_is_written(
     assert elapsed == 0.0
 
 
-class EarlyQueue(queue.Queue[bytes]):
-    """A queue whose timed waits wake up after half the time asked, with nothing."""
+class EarlyWaits:
+    """Waits for the bot's output that wake up after half the time asked, with nothing, until
+    ``arrives`` waits have passed: then ``line`` comes."""
 
-    def __init__(self, clock: Clock) -> None:
-        super().__init__()
-        self.clock = clock
+    def __init__(self, conn: ProcessConnection, clock: Clock, line: bytes = b"", arrives: int = 0):
+        self.conn, self.clock, self.line, self.arrives = conn, clock, line, arrives
         self.waits: list[float] = []
 
-    def get(self, block: bool = True, timeout: float | None = None) -> bytes:
-        if timeout is not None and self.empty():
-            self.waits.append(timeout)
-            self.clock.now += timeout / 2
-            raise queue.Empty
-        return super().get(block, timeout)
+    def __call__(self, wait: float) -> None:
+        self.waits.append(wait)
+        if self.line and len(self.waits) > self.arrives:
+            self.conn._lines.feed(self.line)
+        else:
+            self.clock.now += wait / 2
 
 
 def test_a_timeout_is_never_reported_before_the_limit(
     tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     conn = unstarted(tmp_path)
-    early = EarlyQueue(clock)
-    conn._lines = early
+    early = EarlyWaits(conn, clock)
+    monkeypatch.setattr(conn, "_read", early)
     monkeypatch.setattr(conn, "_write_out", lambda lines, timeout: None)
     start = clock.now
     with pytest.raises(BotTimeout, match=r"no reply within 1\.000 s"):
         conn.ask(a_request(), timeout=1.0)
     assert clock.now - start >= 1.0
-    assert len(early.waits) > 1, "an early wake-up must wait again"
+    assert len([w for w in early.waits if w]) > 1, "an early wake-up must wait again"
 
 
 def test_a_reply_that_comes_after_an_early_wake_up_is_taken(
@@ -132,14 +130,7 @@ def test_a_reply_that_comes_after_an_early_wake_up_is_taken(
 ) -> None:
     conn = unstarted(tmp_path)
     request = a_request()
-
-    class Late(EarlyQueue):
-        def get(self, block: bool = True, timeout: float | None = None) -> bytes:
-            if len(self.waits) == 2:
-                self.put(a_reply(request))
-            return super().get(block, timeout)
-
-    conn._lines = Late(clock)
+    monkeypatch.setattr(conn, "_read", EarlyWaits(conn, clock, a_reply(request), arrives=3))
     monkeypatch.setattr(conn, "_write_out", lambda lines, timeout: None)
     reply, elapsed = conn.ask(request, timeout=1.0)
     assert reply.id == request.id and 0.0 < elapsed < 1.0
@@ -164,7 +155,7 @@ def test_a_stray_line_is_judged_by_what_it_is_not_by_when_it_is_found(
     tmp_path: Path, line: bytes, error: type[Exception], message: str
 ) -> None:
     conn = unstarted(tmp_path)
-    conn._lines.put(line)
+    conn._lines.feed(line)
     with pytest.raises(error, match=message):
         conn.ask(a_request(), timeout=1.0)
 
@@ -173,32 +164,36 @@ def test_discard_pending_drops_what_came_with_a_failing_line_but_keeps_the_end(
     tmp_path: Path,
 ) -> None:
     conn = unstarted(tmp_path)
-    for line in (b"more\n", b'{"type": "ready"}\n', process._EOF):
-        conn._lines.put(line)
+    conn._lines.feed(b'more\n{"type": "ready"}\n')
+    conn._lines.end()
     conn.discard_pending()
-    assert conn._lines.get_nowait() == process._EOF
-    assert conn._lines.empty()
+    assert not conn._lines.ready and conn._lines.ended
+    with pytest.raises(BotCrashed, match="not started"):
+        conn.ask(a_request(), timeout=1.0)
     conn.discard_pending()  # nothing pending: nothing happens
-    assert conn._lines.empty()
+    assert not conn._lines.ready
 
 
-def read_lines(conn: ProcessConnection, data: bytes) -> list[bytes]:
-    conn._read_stdout(io.BytesIO(data))
-    lines = []
-    while not conn._lines.empty():
-        lines.append(conn._lines.get_nowait())
-    return lines
+def read_lines(data: bytes, chunk: int = 4096) -> list[bytes]:
+    lines = process.Lines()
+    for start in range(0, len(data), chunk):
+        lines.feed(data[start : start + chunk])
+    lines.end()
+    return list(lines.ready)
 
 
-def test_the_reader_cuts_a_line_over_the_limit_and_reads_on(tmp_path: Path) -> None:
+def test_the_reader_cuts_a_line_over_the_limit_and_reads_on() -> None:
     limit = m.MAX_LINE_BYTES + 2
     huge = b"x" * 200_000 + b"\n"
-    lines = read_lines(unstarted(tmp_path), huge + b'{"a": 1}\n' + b"x" * 70_000)
-    assert lines == [b"x" * limit, b'{"a": 1}\n', b"x" * limit, process._EOF]
+    data = huge + b'{"a": 1}\n' + b"x" * 70_000
+    for chunk in (1, 4096, 65536, len(data)):
+        lines = read_lines(data, chunk)
+        assert lines == [b"x" * limit, b'{"a": 1}\n', b"x" * limit], chunk
 
 
-def test_the_reader_keeps_a_last_line_without_its_end(tmp_path: Path) -> None:
-    assert read_lines(unstarted(tmp_path), b"one\ntwo") == [b"one\n", b"two", process._EOF]
+def test_the_reader_keeps_a_last_line_without_its_end() -> None:
+    assert read_lines(b"one\ntwo") == [b"one\n", b"two"]
+    assert read_lines(b"one\ntwo", chunk=1) == [b"one\n", b"two"]
 
 
 def test_error_and_game_end_reach_a_bot_whose_bad_line_came_with_more(tmp_path: Path) -> None:
