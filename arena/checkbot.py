@@ -218,7 +218,10 @@ def check_bot(
     )
 
     def _connect(spec: BotSpec, workdir: Path, in_process: bool) -> Connection:
-        return spec.connect(workdir, how)
+        connection = spec.connect(workdir, how)
+        if isinstance(connection, ProcessConnection):
+            connection.honours_ignores = False  # every event, to see that the bot copes with each
+        return connection
 
     checks: list[Check] = []
     seen = _Seen()
@@ -237,7 +240,8 @@ def check_bot(
             True,
             f"ready in {time.perf_counter() - started:.2f} s: protocol {ready.protocol_version}, "
             f"{ready.name!r} {ready.bot_version!r}"
-            + (f" by {ready.author}" if ready.author else ""),
+            + (f" by {ready.author}" if ready.author else "")
+            + (f"; ignores {', '.join(ready.ignores)}" if ready.ignores else ""),
         )
     )
     # Named apart from the bot, whose lines are taken off the wire by its name.

@@ -147,15 +147,15 @@ def check_ready(message: m.Message, hello: m.Hello, bot: str) -> m.Ready:
     return message
 
 
-def check_reply(message: m.Message, request: m.Request, bot: str) -> m.Reply:
-    """Validate a reply against the request it answers."""
+def check_reply(message: m.Message, request_id: int, bot: str) -> m.Reply:
+    """Validate a reply against the id of the request it answers."""
     if not isinstance(message, m.Reply):
         raise ProtocolViolation(
-            f"expected a reply to request {request.id}, got {message.type}", bot
+            f"expected a reply to request {request_id}, got {message.type}", bot
         )
-    if message.id != request.id:
+    if message.id != request_id:
         raise ProtocolViolation(
-            f"reply has id {message.id}, but the open request is {request.id}", bot
+            f"reply has id {message.id}, but the open request is {request_id}", bot
         )
     return message
 
@@ -240,7 +240,7 @@ class InProcessConnection(Connection):
             raise BotTimeout(
                 f"used {elapsed:.3f} s of CPU time, over the limit of {timeout:.3f} s", self.name
             )
-        return check_reply(answer, request, self.name), elapsed
+        return check_reply(answer, request.id, self.name), elapsed
 
     def decide(self, decision: Decision) -> tuple[EngineAction, float]:
         """A bot that answers requests through :meth:`Bot.choose` alone

@@ -52,8 +52,11 @@ from arena.connection import (
     decode_bot_line,
 )
 from arena.sandbox import Sandbox, SandboxError
+from engine.hand import Action as EngineAction
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
+from protocol.convert import engine_action, reply_action
+from protocol.views import Decision, request_json
 
 BACKSTOP_SECONDS: Final = 2.0
 """The deadline of a write of events: a bot that has not read its input by then is killed."""
@@ -168,6 +171,11 @@ class ProcessConnection(Connection):
         self._lines = Lines()
         self._threads: list[threading.Thread] = []
         self._outbox: list[bytes] = []
+        self._ignored: frozenset[str] = frozenset()
+        self.honours_ignores = True
+        """Leave out the events the bot says it ignores (``ready.ignores``); the bot checker
+        sends every event all the same, to see that the bot copes with each."""
+        self._output: select.poll | None = None  # the bot's stdout, to wait for its lines
         self._outbox_bytes = 0
         self._closed = False
         self._parent = os.getpid()
@@ -259,6 +267,8 @@ class ProcessConnection(Connection):
         assert proc.stdin is not None
         os.set_blocking(proc.stdin.fileno(), False)  # see _write_out
         os.set_blocking(proc.stdout.fileno(), False)  # see _read
+        self._output = select.poll()
+        self._output.register(proc.stdout.fileno(), select.POLLIN)
         try:
             self._write_out([encode(hello)], timeout)
             line = self._receive(timeout)
@@ -267,9 +277,16 @@ class ProcessConnection(Connection):
         except MalformedMessage as error:
             raise BotStartupError(f"bad answer to hello: {error.detail}", self.name) from None
         try:
-            return check_ready(decode_bot_line(line, self.name), hello, self.name)
+            ready = check_ready(decode_bot_line(line, self.name), hello, self.name)
         except (MalformedMessage, ProtocolViolation) as error:
             raise BotStartupError(error.detail, self.name) from None
+        if self.honours_ignores:
+            self._ignored = frozenset(ready.ignores or ()) & m.SKIPPABLE_EVENTS
+        return ready
+
+    def heeds(self, kind: str) -> bool:
+        """False for the events the bot said it ignores (``ready.ignores``): they are not sent."""
+        return kind not in self._ignored
 
     # -- threads ----------------------------------------------------------------------------
 
@@ -278,14 +295,11 @@ class ProcessConnection(Connection):
         only what is there already)."""
         lines = self._lines
         proc = self._proc
-        if lines.ended or proc is None or proc.stdout is None:
+        if lines.ended or proc is None or proc.stdout is None or self._output is None:
+            return
+        if not self._output.poll(wait * 1000):
             return
         fd = proc.stdout.fileno()
-        if wait > 0:
-            poller = select.poll()
-            poller.register(fd, select.POLLIN)
-            if not poller.poll(wait * 1000):
-                return
         while True:
             try:
                 chunk = os.read(fd, _CHUNK)
@@ -403,6 +417,8 @@ class ProcessConnection(Connection):
         """Put an event in the outbox (see the module); a full one is written at once."""
         if self._proc is None:
             raise BotCrashed("is not running", self.name)
+        if message.type in self._ignored:
+            return
         line = encode(message)
         self._outbox.append(line)
         self._outbox_bytes += len(line)
@@ -455,14 +471,30 @@ class ProcessConnection(Connection):
 
     def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
         """Send ``request`` and wait for the reply; the clock starts once the request is written
-        (a write the bot does not read is stopped by the watchdog)."""
+        (a write the bot does not read within the time kills it)."""
+        line, elapsed = self._exchange(encode(request), timeout)
+        return check_reply(decode_bot_line(line, self.name), request.id, self.name), elapsed
+
+    def decide(self, decision: Decision) -> tuple[EngineAction, float]:
+        """As :meth:`Connection.decide`, with the request written straight from the decision
+        (:func:`~protocol.views.request_json`) and a reply written exactly as the SDK writes it
+        taken by a look-up (:func:`~protocol.convert.reply_action`); any other reply is decoded
+        and validated."""
+        line, elapsed = self._exchange(request_json(decision), decision.free + decision.bank)
+        action = reply_action(line, decision.id)
+        if action is None:
+            reply = check_reply(decode_bot_line(line, self.name), decision.id, self.name)
+            action = engine_action(reply.action)
+        return action, elapsed
+
+    def _exchange(self, request: bytes, timeout: float) -> tuple[bytes, float]:
+        """Write a request line (after the events held) and read the line that answers it,
+        with the seconds from the written request to the line read."""
         self._check_quiet("the request message")
-        self._write_out([encode(request)], timeout)
+        self._write_out([request], timeout)
         start = _now()
         line = self._receive(timeout, start)
-        elapsed = _now() - start
-        reply = check_reply(decode_bot_line(line, self.name), request, self.name)
-        return reply, elapsed
+        return line, _now() - start
 
     # -- stop -------------------------------------------------------------------------------
 

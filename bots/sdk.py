@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import partial, reduce
+from operator import or_
 from typing import IO, Any, Final
 
+from engine.cards import CARD_INDEX
 from engine.hand import (
     DISCARDS,
     DRAW_DISCARD,
@@ -96,25 +98,27 @@ class View:
     @classmethod
     def of_json(cls, data: dict[str, Any], rules: Rules) -> View:
         """The view of a request as JSON decodes it (a bot over stdio: the message is only
-        validated if the bot asks for it). Raises ``KeyError``, ``TypeError`` or ``ValueError``
-        (a :class:`~engine.cards.CardError` included) for data that is not a request."""
+        validated if the bot asks for it). Cards must be in the canonical notation the referee
+        writes. Raises ``KeyError``, ``TypeError`` or ``ValueError`` for data that is not a
+        request."""
         obs = data["observation"]
         taken = obs.get("taken_card")
         seat = obs["seat"]
+        card, bit = CARD_INDEX.__getitem__, _CARD_BIT.__getitem__
         seen = EngineObservation._make(
             (
                 seat,
                 Phase(obs["phase"]),
                 seat,
                 obs["dealer"],
-                card_mask(obs["hand"]),
-                tuple(map(card_of, obs["discard_pile"])),
+                reduce(or_, map(bit, obs["hand"]), 0),
+                tuple(map(card, obs["discard_pile"])),
                 obs["stock_size"],
-                card_mask(obs["opponent_known"]),
+                reduce(or_, map(bit, obs["opponent_known"]), 0),
                 obs["opponent_hand_size"],
                 obs["knock_limit"],
-                card_of(obs["first_upcard"]),
-                None if taken is None else card_of(taken),
+                card(obs["first_upcard"]),
+                None if taken is None else card(taken),
                 obs["turn"],
                 None,
                 None,
@@ -238,6 +242,7 @@ class SessionError(RuntimeError):
     with the arena's ``arena.connection.BotError``, the referee's verdict on a failing bot."""
 
 
+_CARD_BIT: Final = {name: 1 << card for name, card in CARD_INDEX.items()}
 _REQUEST: Final = b'{"type":"request",'
 """How the referee's request lines begin (its encoding writes ``type`` first)."""
 
@@ -381,12 +386,14 @@ class Bot:
         self.seat = hello.seat
         self.rules = Rules.from_dict(hello.rules)
         self.time = hello.time
+        ignored = self.ignored_events()
         return m.Ready(
             type="ready",
             protocol_version=max(common),
             name=self.name,
             author=self.author,
             bot_version=self.version,
+            ignores=sorted(ignored) if ignored else None,
         )
 
     def _reply(self, request: m.Request) -> m.Reply:

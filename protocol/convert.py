@@ -119,6 +119,20 @@ def action_json(action: EngineAction) -> bytes:
     return action_model(action).model_dump_json(exclude_none=True).encode()
 
 
+_ACTION_OF_JSON: dict[bytes, EngineAction] = {_JSON_OF[id(a)]: a for _, a in _PAIRS}
+
+
+def reply_action(line: bytes, request_id: int) -> EngineAction | None:
+    """The action of ``line`` if it is the reply to ``request_id`` with one of the engine's
+    constant actions written byte for byte as :func:`protocol.codec.encode` writes it (as the
+    SDK does): a valid reply, found by a look-up. None for any other line, which is then to be
+    decoded and validated."""
+    head = b'{"type":"reply","id":%d,"action":' % request_id
+    if line.startswith(head) and line.endswith(b"}\n"):
+        return _ACTION_OF_JSON.get(line[len(head) : -2])
+    return None
+
+
 def action_of_json(data: dict[str, Any]) -> EngineAction:
     """The engine action of a protocol action as JSON decodes it (unvalidated: the referee's
     own messages); ``KeyError`` or ``ValueError`` when it is no action."""

@@ -24,6 +24,11 @@ from engine.hand import DecisionPhase
 from engine.hand import HandEnd as EngineHandEnd
 from engine.modes import Mode as EngineMode
 
+SKIPPABLE_EVENTS: Final = frozenset(
+    ("hand_start", "played", "show_down", "hand_end", "sit_out", "round_end")
+)
+"""The events a bot may ask not to be sent (``ready.ignores``): those of a hand and a round."""
+
 PROTOCOL_NAME: Final = "gin-arena"
 PROTOCOL_VERSIONS: Final = (1,)
 MAX_LINE_BYTES: Final = 64 * 1024
@@ -406,6 +411,13 @@ class Ready(_Message):
     )
     author: str = Field(default="", max_length=200)
     bot_version: str = Field(default="", max_length=100)
+    ignores: list[Annotated[str, Field(max_length=40)]] | None = Field(
+        default=None,
+        max_length=20,
+        description="The events the bot does nothing with: the referee need not send them. "
+        "Only hand_start, played, show_down, hand_end, sit_out and round_end may be left out; "
+        "other names are ignored.",
+    )
 
 
 class Reply(_Message):

@@ -26,7 +26,7 @@ from engine.hand import Action as EngineAction
 from engine.hand import ActionKind, DecisionPhase, HandResult, Phase
 from engine.hand import Observation as EngineObservation
 from engine.hand import ShowDown as EngineShowDown
-from protocol.convert import action_model, legal_models
+from protocol.convert import action_json, action_model, legal_models
 from protocol.messages import (
     Clock,
     HandEnd,
@@ -126,6 +126,41 @@ def request_model(decision: Decision) -> Request:
         clock=trusted(Clock, move_ms=decision.move_ms, bank_ms=round(decision.bank * 1000)),
     )
     return as_seat_zero(request) if decision.relabel else request
+
+
+def request_json(decision: Decision) -> bytes:
+    """The line :func:`protocol.codec.encode` writes for :func:`request_model` of ``decision``,
+    written straight from its values (the wire's hot path; ``tests/arena/test_typed.py`` holds
+    the two equal over whole games in every format)."""
+    seen = decision.seen
+    seat, dealer, scores = seen.player, seen.dealer, decision.scores
+    if decision.relabel:
+        seat, dealer, scores = 1 - seat, 1 - dealer, scores[::-1]
+    phase = seen.phase.value
+    taken = seen.taken_card
+    pile = seen.discard_pile
+    head = f'{{"type":"request","id":{decision.id},"phase":"{phase}","legal":['
+    observation = (
+        f'],"observation":{{"seat":{seat},"phase":"{phase}","hand":{_cards_json(seen.hand)},'
+        f'"discard_pile":{_names_json([CARD_NAMES[c] for c in pile])},'
+        f'"stock_size":{seen.stock_size},"opponent_known":{_cards_json(seen.opponent_known)},'
+        f'"opponent_hand_size":{seen.opponent_hand_size},'
+        + ("" if taken is None else f'"taken_card":"{CARD_NAMES[taken]}",')
+        + f'"first_upcard":"{CARD_NAMES[seen.first_upcard]}","knock_limit":{seen.knock_limit},'
+        f'"turn":{seen.turn},"dealer":{dealer},"hand_number":{decision.hand_number},'
+        f'"scores":[{",".join(map(str, scores))}],"target":{decision.target}}},'
+        f'"clock":{{"move_ms":{decision.move_ms},"bank_ms":{round(decision.bank * 1000)}}}}}\n'
+    )
+    legal = b",".join(map(action_json, decision.legal))
+    return head.encode() + legal + observation.encode()
+
+
+def _names_json(names: list[str]) -> str:
+    return '["' + '","'.join(names) + '"]' if names else "[]"
+
+
+def _cards_json(mask: int) -> str:
+    return _names_json(card_names(mask))
 
 
 def seat_zero_observation(seen: EngineObservation) -> EngineObservation:

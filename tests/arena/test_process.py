@@ -19,7 +19,9 @@ import pytest
 from arena_support import CLOCK, hostile, process_alive, read_pids, wait_until
 
 from arena import process, reaper, wire
+from arena.botspec import BotSpec
 from arena.connection import BotCrashed, BotTimeout, MalformedMessage, ProtocolViolation
+from arena.match import Match
 from arena.process import QUIT_WAIT_SECONDS, ProcessConnection
 from arena.referee import Referee
 from engine.game import Game
@@ -375,3 +377,17 @@ def test_events_go_with_the_next_request_in_one_write_or_when_flushed(tmp_path: 
     finally:
         bot.close()
     assert bot.quit_by_itself
+
+
+def test_the_events_a_bot_says_it_ignores_are_not_sent(tmp_path: Path) -> None:
+    """``ready.ignores``: the SDK's random bot does nothing with ``played``, the strong bot tracks
+    it; a hand between them over stdio sends ``played`` to the strong bot only."""
+    spec = {name: BotSpec(name, builtin=name) for name in ("random", "strong")}
+    with wire.tap() as lines:
+        Match(
+            (spec["random"], spec["strong"]), HOYLE, games=1, single_hands=True, in_process=False
+        ).play()
+    sent = {(line.bot, line.message().type) for line in lines if line.direction == wire.TO_BOT}
+    assert ("strong", "played") in sent and ("random", "request") in sent
+    assert ("random", "played") not in sent and ("random", "hand_start") not in sent
+    assert ("random", "game_end") in sent, "game_start, game_end and error always go"

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from arena import wire
-from arena.connection import InProcessConnection
+from arena.connection import Connection, InProcessConnection
 from arena.referee import Clock, Referee
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
@@ -22,6 +22,8 @@ from engine.modes import Mode
 from engine.rules import PRESETS, Rules
 from protocol import messages as m
 from protocol.codec import decode, encode
+from protocol.convert import action_json, reply_action
+from protocol.views import Decision, request_json, request_model
 
 
 class Keeper(RandomBot):
@@ -153,3 +155,48 @@ def test_an_in_process_bot_that_returns_no_action_has_crashed(answer: object, de
     outcome = referee.play_game([connection, greedy], 1, single_hand=True)
     assert outcome.failure is not None and outcome.failure.reason == "crash", outcome
     assert re.search(detail, outcome.failure.message), outcome.failure.message
+
+
+class Writer(Connection):
+    """A connection that checks the request line written straight from each decision against
+    the encoding of the request message, and plays the first legal action."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.checked = 0
+
+    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        return m.Ready(type="ready", protocol_version=1, name=self.name)
+
+    def send(self, message: m.Message) -> None:
+        pass
+
+    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        raise AssertionError("decide() is the referee's way to ask")
+
+    def decide(self, decision: Decision) -> tuple[EngineAction, float]:
+        line = request_json(decision)
+        assert line == encode(request_model(decision))
+        self.checked += 1
+        choice = decision.legal[self.checked % len(decision.legal)]
+        reply = b'{"type":"reply","id":%d,"action":%s}\n' % (decision.id, action_json(choice))
+        assert reply_action(reply, decision.id) is choice
+        assert reply_action(reply, decision.id + 1) is None
+        assert reply_action(reply.replace(b":", b": ", 1), decision.id) is None
+        return choice, 0.0
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("mode", list(Mode), ids=str)
+@pytest.mark.parametrize("preset", ["hoyle", "oklahoma", "bonus", "big-gin"])
+def test_the_request_line_written_from_a_decision_is_the_encoded_message(
+    mode: Mode, preset: str
+) -> None:
+    connections = [Writer(f"bot{k}") for k in range(mode.players)]
+    referee = Referee(PRESETS[preset].replace(game_target=60), Clock(move=5.0, bank=3.25))
+    outcome = referee.play_game(connections, 11, mode=mode, names=[c.name for c in connections])
+    assert outcome.error is None, outcome.error
+    # Hands of blind play are mostly drawn: with three players the same two may play them all.
+    assert sum(c.checked > 20 for c in connections) >= 2, [c.checked for c in connections]

@@ -1,6 +1,7 @@
 """Speed of the paths a user takes (``tox -e bench``): every public solver function on what
 ``parse_cards`` returns (a ``CardSet``) beside the same hands as plain ints, whole random hands
-through the engine, and hands refereed between in-process bots.
+through the engine, hands refereed between in-process bots, and over stdio between SDK bots
+beside a ``cat`` echo of the same request lines.
 
 Each solver function has its own benchmark group with an ``int`` and a ``CardSet`` member, so that
 ``pytest-benchmark compare`` and the group table show the two side by side (the target: a
@@ -11,6 +12,8 @@ checks that both inputs give the same answers.
 from __future__ import annotations
 
 import random
+import shutil
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +21,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 from workload import deals
 
+from arena import wire
 from arena.botspec import BotSpec
 from arena.match import Match
 from engine.cards import CardSet, card_names, cards_of, deadwood_value, format_cards, parse_cards
@@ -99,3 +103,54 @@ def test_referee_in_process_hands(benchmark: BenchmarkFixture) -> None:
         return len(result.games)
 
     assert benchmark(play) == 50
+
+
+@pytest.fixture(scope="module")
+def stdio_requests() -> list[bytes]:
+    """The request lines of the stdio match below, as the bots were sent them."""
+    spec = BotSpec("random", builtin="random")
+    with wire.tap() as tapped:
+        Match((spec, spec), HOYLE, games=20, single_hands=True, seed=2, in_process=False).play()
+    return [
+        t.text.encode() + b"\n"
+        for t in tapped
+        if t.direction == wire.TO_BOT and t.text.startswith('{"type":"request"')
+    ]
+
+
+@pytest.mark.skipif(shutil.which("cat") is None, reason="needs cat")
+@pytest.mark.parametrize("how", ["match", "echo"])
+def test_referee_stdio_hands(
+    benchmark: BenchmarkFixture, how: str, stdio_requests: list[bytes]
+) -> None:
+    """A match of two SDK random bots as subprocesses, beside a lockstep echo of its request
+    lines through ``cat`` (the target: the match at least a third of the echo's requests/s)."""
+    benchmark.group = "stdio: 20 hands of SDK random bots, and cat echoing their requests"
+    benchmark.extra_info["requests"] = len(stdio_requests)
+    if how == "match":
+        spec = BotSpec("random", builtin="random")
+
+        def play() -> int:
+            match = Match(
+                (spec, spec), HOYLE, games=20, single_hands=True, seed=2, in_process=False
+            )
+            return len(match.play().games)
+
+        assert benchmark(play) == 20
+        return
+    echo = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert echo.stdin is not None and echo.stdout is not None
+    write, flush, readline = echo.stdin.write, echo.stdin.flush, echo.stdout.readline
+
+    def lockstep() -> int:
+        for line in stdio_requests:
+            write(line)
+            flush()
+            readline()
+        return len(stdio_requests)
+
+    try:
+        assert benchmark(lockstep) == len(stdio_requests)
+    finally:
+        echo.stdin.close()
+        echo.wait()

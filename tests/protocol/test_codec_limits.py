@@ -776,7 +776,7 @@ class FuzzedBot(Connection):
         assert reply is not None
         line = as_bytes(self.mutate(encode(reply))) + b"\n"
         self.sent.append(line)
-        return check_reply(decode_bot_line(line, self.name), request, self.name), 0.0
+        return check_reply(decode_bot_line(line, self.name), request.id, self.name), 0.0
 
     def close(self) -> None:
         pass

@@ -11,7 +11,8 @@ import pytest
 
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
-from bots.sdk import Bot, SessionError, View
+from bots.sdk import EVENT_HOOKS, Bot, SessionError, View
+from bots.strong import StrongBot
 from engine.game import Game
 from engine.hand import IllegalAction
 from engine.rules import PRESETS, Rules
@@ -79,6 +80,7 @@ def test_the_handshake_answers_ready_with_the_bots_identity() -> None:
             "name": "greedy",
             "author": "gin-rummy-arena",
             "bot_version": "1",
+            "ignores": sorted(GreedyBot.ignored_events()),
         }
     ]
 
@@ -301,3 +303,11 @@ def test_a_request_line_that_does_not_read_straight_gets_the_decoders_verdict(
     assert status == 0
     assert [w["id"] for w in written if w["type"] == "reply"] == [41]
     assert error in capsys.readouterr().err
+
+
+def test_the_sdk_declares_the_events_its_bot_ignores_and_the_arena_can_skip_them_all() -> None:
+    assert set(EVENT_HOOKS) == m.SKIPPABLE_EVENTS
+    status, written = run(RandomBot(), hello())
+    assert status == 0 and written[0]["ignores"] == sorted(RandomBot.ignored_events())
+    status, written = run(StrongBot(), hello())
+    assert "played" not in written[0].get("ignores", [])
