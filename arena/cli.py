@@ -21,6 +21,7 @@ from types import ModuleType
 
 from arena import (
     checkbot,
+    conformance_cmd,
     judge_cmd,
     match_cmd,
     protocol_cmd,
@@ -64,6 +65,7 @@ COMMANDS: tuple[Command, ...] = (
     Command.of("check-bot", checkbot),
     Command.of("solve", solve),
     Command.of("protocol", protocol_cmd),
+    Command.of("conformance", conformance_cmd),
 )
 
 

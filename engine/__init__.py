@@ -51,6 +51,7 @@ from engine.hand import (
     Observation,
     Phase,
     ShowDown,
+    knock_result,
     score_knock,
 )
 from engine.melds import (
@@ -135,6 +136,7 @@ __all__ = [
     "format_cards",
     "is_meld",
     "knock_arrangement",
+    "knock_result",
     "lay_off",
     "min_deadwood",
     "new_session",

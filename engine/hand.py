@@ -644,9 +644,7 @@ class Hand:
 
     def _knock(self, action: Action) -> None:
         """Show down (R10) and score (R12-R14, R18, R19)."""
-        rules = self.rules
         knocker = self.to_move
-        defender = 1 - knocker
         card = action.card
         h = self.hands[knocker]
         if card is not None:
@@ -654,42 +652,71 @@ class Hand:
             self.hands[knocker] = h
             self.known[knocker] &= ~(1 << card)
             self.pile.append(card)
-        if action.melds is not None:
-            melds = tuple(sorted(int(m) for m in action.melds))
-        else:
-            dead = 0
-            for c in self.pile:
-                dead |= 1 << c
-            melds = knock_arrangement(h, dead).melds  # R20
-        melded = 0
-        for m in melds:
-            melded |= m
-        knocker_dead = h & ~melded
-        kd = deadwood_value(knocker_dead)
-        d = self.hands[defender]
-        if kd == 0:  # R14: no lay-offs against gin
-            spread = best_arrangement(d)
-            lay_offs: tuple[LayOff, ...] = ()
-        else:
-            shown = lay_off(d, melds)
-            spread, lay_offs = shown.arrangement, shown.lay_offs
-        dd = spread.deadwood
-        show_down = ShowDown(
-            knocker=knocker,
+        dead = 0
+        for c in self.pile:
+            dead |= 1 << c
+        result = knock_result(
+            self.rules,
+            h,
+            self.hands[1 - knocker],
             discard=card,
-            knocker_melds=melds,
-            knocker_deadwood_cards=knocker_dead,
-            knocker_deadwood=kd,
-            defender_melds=spread.melds,
-            lay_offs=lay_offs,
-            defender_deadwood_cards=spread.deadwood_cards,
-            defender_deadwood=dd,
+            melds=action.melds,
+            dead=dead,
+            first_upcard=self.first_upcard,
+            knocker=knocker,
         )
-        end, points, doubled = score_knock(
-            rules, kd, dd, first_upcard=self.first_upcard, big_gin=card is None
-        )
-        winner = defender if end is HandEnd.UNDERCUT else knocker
-        self._finish(HandResult(end, winner, points, show_down, doubled))
+        self._finish(result)
+
+
+def knock_result(
+    rules: Rules,
+    kept: int,
+    defender: int,
+    *,
+    discard: Card | None,
+    melds: Sequence[int] | None = None,
+    dead: int = 0,
+    first_upcard: Card,
+    knocker: int = 0,
+) -> HandResult:
+    """The show-down and score of a knock (R10, R12-R14, R18-R20): the knocker keeps ``kept``
+    (after discarding ``discard``; None for big gin, R19) and shows ``melds`` or, when None, the
+    engine's arrangement (R20), knowing the ``dead`` cards (the discard pile, the discard
+    included); the ``defender`` lays off (none against gin, R14). ``knocker`` is the knocker's
+    seat, the winner's reference. The arrangement is taken as given: :meth:`Hand.apply` checks a
+    declared one (R3, R9) before it gets here."""
+    if melds is not None:
+        shown = tuple(sorted(int(m) for m in melds))
+    else:
+        shown = knock_arrangement(kept, dead).melds  # R20
+    melded = 0
+    for m in shown:
+        melded |= m
+    knocker_dead = kept & ~melded
+    kd = deadwood_value(knocker_dead)
+    if kd == 0:  # R14: no lay-offs against gin
+        spread = best_arrangement(defender)
+        lay_offs: tuple[LayOff, ...] = ()
+    else:
+        laid = lay_off(defender, shown)
+        spread, lay_offs = laid.arrangement, laid.lay_offs
+    dd = spread.deadwood
+    show_down = ShowDown(
+        knocker=knocker,
+        discard=discard,
+        knocker_melds=shown,
+        knocker_deadwood_cards=knocker_dead,
+        knocker_deadwood=kd,
+        defender_melds=spread.melds,
+        lay_offs=lay_offs,
+        defender_deadwood_cards=spread.deadwood_cards,
+        defender_deadwood=dd,
+    )
+    end, points, doubled = score_knock(
+        rules, kd, dd, first_upcard=first_upcard, big_gin=discard is None
+    )
+    winner = 1 - knocker if end is HandEnd.UNDERCUT else knocker
+    return HandResult(end, winner, points, show_down, doubled)
 
 
 def score_knock(

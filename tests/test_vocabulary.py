@@ -22,6 +22,7 @@ import pydantic
 import pytest
 
 from arena.cli import build_parser
+from arena.conformance.runner import load_cases
 from arena.record import LINE_ADAPTER, ActionLine, HandEndLine
 from engine.formats import new_session
 from engine.hand import (
@@ -54,10 +55,7 @@ PROTOCOL_SCHEMA: dict[str, Any] = json.loads(committed_schema_text())
 RECORD_SCHEMA: dict[str, Any] = json.loads(
     (ROOT / "docs" / "record.schema.json").read_text(encoding="utf-8")
 )
-CASES = [
-    json.loads(path.read_text(encoding="utf-8"))
-    for path in sorted((ROOT / "tests" / "conformance" / "cases").glob("*.json"))
-]
+CASES = [dict(case.data) for case in load_cases()[0]]  # the cases the package ships
 
 
 def first_column(markdown: str, header: str) -> list[str]:

@@ -1,36 +1,54 @@
-"""One test per conformance case (``cases/*.json``), run against the reference engine, plus checks
-of the case files themselves and of the runner's deck convention."""
+"""One test per conformance case (shipped in ``arena/conformance/cases``), run against the
+reference engine, plus checks of the case files themselves and of the runner's deck convention."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
-import runner
 
-from engine.cards import CARD_NAMES
+from arena.conformance import runner
+from arena.conformance.reference import ReferenceEngine
+from engine.cards import parse_card
 
-CASES = runner.load_cases()
+CASES, BROKEN = runner.load_cases()
+CASES_DIR = runner.shipped_cases_dir()
+ENGINE = ReferenceEngine()
+
+
+def run_case(case: runner.Case) -> None:
+    """Run ``case`` on the reference engine; raise :class:`runner.CaseFailure` if it fails."""
+    outcome = runner.run_case(case, ENGINE)
+    assert outcome.status != "skip", f"the reference engine skipped {case.id}: {outcome.message}"
+    if outcome.status == "fail":
+        raise runner.CaseFailure(case.id, outcome.where, outcome.message)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_case(case: runner.Case) -> None:
     try:
-        runner.run_case(case)
+        run_case(case)
     except runner.CaseFailure as failure:
-        pytest.fail(f"{failure}\n  ({case.path.name}: {case.title})", pytrace=False)
+        pytest.fail(f"{failure}\n  ({Path(case.path).name}: {case.title})", pytrace=False)
+
+
+def test_every_shipped_file_reads() -> None:
+    assert not BROKEN
 
 
 def test_case_ids_are_unique_and_name_their_files() -> None:
     counts = Counter(case.id for case in CASES)
     assert not [cid for cid, n in counts.items() if n > 1], "duplicate case ids"
-    misnamed = [case.id for case in CASES if case.path.stem != case.id]
+    misnamed = [case.id for case in CASES if Path(case.path).stem != case.id]
     assert not misnamed, f"a one-case file is named after its id: {misnamed}"
 
 
 def test_case_files_are_two_space_json() -> None:
-    for path in sorted(runner.CASES_DIR.glob("*.json")):
+    for path in sorted(CASES_DIR.glob("*.json")):
         text = path.read_text(encoding="utf-8")
         assert text.endswith("\n"), path.name
         json.loads(text)
@@ -50,25 +68,21 @@ def test_deck_convention() -> None:
     p0 = ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC"]
     p1 = ["AD", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD"]
     deal = {"hands": [p0, p1], "upcard": "KS", "stock": ["QS", "JC"]}
-    names = [CARD_NAMES[c] for c in runner.build_deck(deal, dealer=0)]
+    names = runner.build_deck(deal, dealer=0)
     assert names[:4] == ["AD", "AC", "2D", "2C"]
     assert names[18:24] == ["TD", "TC", "KS", "QS", "JC", "QC"]
-    assert names[-1] == "JS" and len(set(names)) == 52
-    names = [CARD_NAMES[c] for c in runner.build_deck(deal, dealer=1)]
+    assert names[-1] == "JS" and len({parse_card(n) for n in names}) == 52
+    names = runner.build_deck(deal, dealer=1)
     assert names[:4] == ["AC", "AD", "2C", "2D"]
 
 
 def test_a_malformed_case_is_reported() -> None:
-    case = runner.Case(
-        {"id": "Bad Id", "title": "x", "covers": ["R1"], "kind": "meld"}, runner.CASES_DIR
-    )
+    case = runner.Case({"id": "Bad Id", "title": "x", "covers": ["R1"], "kind": "meld"}, "x.json")
     with pytest.raises(runner.CaseFailure, match="bad or no id"):
-        runner.run_case(case)
-    case = runner.Case(
-        {"id": "x", "title": "x", "covers": ["R99"], "kind": "meld"}, runner.CASES_DIR
-    )
+        run_case(case)
+    case = runner.Case({"id": "x", "title": "x", "covers": ["R99"], "kind": "meld"}, "x.json")
     with pytest.raises(runner.CaseFailure, match="unknown IDs"):
-        runner.run_case(case)
+        run_case(case)
 
 
 def test_every_mode_has_game_cases() -> None:
@@ -130,20 +144,37 @@ def _game_case(**changes: object) -> runner.Case:
 )
 def test_a_malformed_format_case_is_reported(changes: dict[str, object], message: str) -> None:
     with pytest.raises(runner.CaseFailure, match=message):
-        runner.run_case(_game_case(**changes))
+        run_case(_game_case(**changes))
 
 
 def test_only_a_game_names_a_mode() -> None:
     case = runner.Case(
         {"id": "x", "title": "x", "covers": ["R1"], "kind": "meld", "mode": "hollywood"},
-        runner.CASES_DIR,
+        "x.json",
     )
     with pytest.raises(runner.CaseFailure, match="only a game names a mode"):
-        runner.run_case(case)
+        run_case(case)
 
 
 def test_a_format_case_checks_the_seating() -> None:
     with pytest.raises(runner.CaseFailure, match="hand 1: players: expected \\[2, 3\\]"):
-        runner.run_case(_game_case(expect_players=[2, 3]))
+        run_case(_game_case(expect_players=[2, 3]))
     with pytest.raises(runner.CaseFailure, match="hand 1: table: expected 1, got 0"):
-        runner.run_case(_game_case(expect_table=1))
+        run_case(_game_case(expect_table=1))
+
+
+@pytest.mark.slow
+def test_the_generated_show_down_cases_are_what_the_generator_writes() -> None:
+    """The ``showdown-gen-*`` cases come from an independent brute force (about 20 s)."""
+    script = Path(__file__).resolve().parent / "generate_showdowns.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_show_down_cases_cover_what_the_issue_asks() -> None:
+    showdowns = [case for case in CASES if case.kind == "showdown"]
+    assert len(showdowns) >= 60
+    assert sum("one_of" in case.data["result"] for case in showdowns) >= 8, "ties"
+    assert sum("knocker_melds" not in case.data for case in showdowns) >= 8, "R20 undeclared"

@@ -1,0 +1,259 @@
+"""The conformance kit as its users run it: ``gin-arena conformance`` on this engine, on this engine
+behind the adapter protocol in a subprocess, on adapters that crash, hang, answer nonsense or get
+rules wrong, on malformed case files; and the two JSON Schemas of docs/CONFORMANCE.md held against
+the shipped cases and the protocol's real traffic."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from arena.conformance import runner
+from arena.conformance.reference import ReferenceEngine
+from arena.conformance.remote import AdapterError, AdapterProcess, adapter_command
+
+HERE = Path(__file__).resolve().parent
+FAULTY = HERE / "adapters" / "faulty.py"
+SCHEMAS = Path(runner.shipped_cases_dir()).parent
+CASES, _ = runner.load_cases()
+
+
+def conformance(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "conformance", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def faulty(mode: str, *more: str) -> str:
+    return " ".join([sys.executable, str(FAULTY), mode, *more])
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+
+def test_every_shipped_case_passes_on_this_engine() -> None:
+    done = conformance()
+    assert done.returncode == 0, done.stdout + done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last == f"{len(CASES)} passed, 0 failed, 0 skipped of {len(CASES)} cases; " + (
+        "engine: gin-rummy-arena"
+    )
+    assert "\nR10 " in done.stdout and "\nO17 " in done.stdout, "a row per rule ID"
+
+
+def test_the_adapter_route_passes_every_case_in_a_subprocess() -> None:
+    done = conformance("--engine", " ".join(adapter_command(sys.executable)), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["engine"].startswith("gin-rummy-arena ")
+    assert report["totals"] == {"pass": len(CASES), "fail": 0, "skip": 0}
+    assert {case["status"] for case in report["cases"]} == {"pass"}
+    assert report["rules"]["R10"]["pass"] >= 5
+
+
+@pytest.mark.parametrize(
+    ("args", "check"),
+    [
+        (("--rule", "R8"), lambda c: "R8" in c["covers"]),
+        (("--rule", "r8"), lambda c: "R8" in c["covers"]),
+        (("--tag", "solver"), lambda c: c["kind"] == "solver"),
+        (("--name", "big-gin*"), lambda c: c["id"].startswith("big-gin")),
+        (
+            ("--rule", "O17", "--tag", "game"),
+            lambda c: "O17" in c["covers"] and c["kind"] == "game",
+        ),
+    ],
+)
+def test_the_filters_choose_cases(args: tuple[str, ...], check: Any) -> None:
+    done = conformance(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    chosen = json.loads(done.stdout)["cases"]
+    assert chosen and all(check(case) for case in chosen)
+    assert len(chosen) < len(CASES)
+
+
+def test_no_case_matching_is_a_usage_error() -> None:
+    done = conformance("--name", "no-such-case-*")
+    assert done.returncode == 2
+    assert "no case matches the filters given" in done.stderr
+
+
+def test_a_failing_engine_exits_1_and_the_summary_names_the_rules() -> None:
+    done = conformance("--engine", faulty("lenient"), "--rule", "R8")
+    assert done.returncode == 1
+    assert "FAIL " in done.stdout and "accepted, expected rejection with R8" in done.stdout
+    row = next(line for line in done.stdout.splitlines() if line.startswith("R8 "))
+    assert row.endswith("<- fails")
+    assert " 0 failed" not in done.stdout.splitlines()[-1]
+
+
+def test_an_engine_that_supports_less_is_skipped_not_failed() -> None:
+    done = conformance("--engine", faulty("no-games"), "--json")
+    assert done.returncode == 0, done.stdout
+    report = json.loads(done.stdout)
+    games = [c for c in report["cases"] if c["kind"] == "game"]
+    assert games and {c["status"] for c in games} == {"skip"}
+    assert report["totals"]["skip"] == len(games)
+    assert "no games here" in games[0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        (("crash", "3"), "the adapter closed its output (exit code 3); its stderr ends: faulty"),
+        (("garbage", "3"), "the adapter answered 'this is not JSON': not JSON"),
+        (("hang", "3"), "the adapter did not answer within 1 s"),
+    ],
+)
+def test_a_broken_adapter_fails_the_case_at_hand_and_the_run_goes_on(
+    mode: tuple[str, ...], message: str
+) -> None:
+    done = conformance("--engine", faulty(*mode), "--name", "deal-*", "--timeout", "1", "--json")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    statuses = [c["status"] for c in report["cases"]]
+    assert len(statuses) >= 3
+    failed = [c for c in report["cases"] if c["status"] == "fail"]
+    assert failed and message in failed[0]["message"]
+    assert report["totals"]["fail"] == len(failed)
+    assert "pass" in statuses, "a fresh adapter took the later cases"
+
+
+def test_an_adapter_that_cannot_start_is_reported_once() -> None:
+    done = conformance("--engine", "/no/such/adapter --x")
+    assert done.returncode == 2
+    assert "cannot run the adapter '/no/such/adapter --x'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_wrong_legal_actions_are_named() -> None:
+    done = conformance("--engine", faulty("wrong-legal"), "--name", "first-upcard-*")
+    assert done.returncode == 1
+    assert "legal actions: missing" in done.stdout
+
+
+def test_malformed_case_files_fail_by_name_and_the_rest_run(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{ not json", encoding="utf-8")
+    good = next(c for c in CASES if c.kind == "meld")
+    (tmp_path / f"{good.id}.json").write_text(json.dumps(dict(good.data)), encoding="utf-8")
+    bad = {**dict(good.data), "id": "bad-kind", "kind": "poker"}
+    (tmp_path / "bad-kind.json").write_text(json.dumps(bad), encoding="utf-8")
+    done = conformance("--cases", str(tmp_path), "--json")
+    assert done.returncode == 1
+    report = {c["id"]: c for c in json.loads(done.stdout)["cases"]}
+    assert report[good.id]["status"] == "pass"
+    assert report["broken"]["status"] == "fail" and "cannot read" in report["broken"]["message"]
+    assert "kind must be one of" in report["bad-kind"]["message"]
+
+
+def test_a_missing_cases_path_is_a_usage_error(tmp_path: Path) -> None:
+    done = conformance("--cases", str(tmp_path / "nothing"))
+    assert done.returncode == 2 and "no such file or directory" in done.stderr
+
+
+def test_coverage_lists_every_rule_id() -> None:
+    done = conformance("--coverage")
+    assert done.returncode == 0
+    rows = {line.split()[0] for line in done.stdout.splitlines()}
+    assert {f"R{n}" for n in range(1, 26)} <= rows
+
+
+# -- the adapter process -------------------------------------------------------------------------
+
+
+def test_the_adapter_process_restarts_after_a_failure() -> None:
+    with AdapterProcess(faulty("crash", "2"), timeout=5) as adapter:
+        assert adapter.call({"op": "hello", "version": 1})["ok"]
+        with pytest.raises(AdapterError, match="closed its output"):
+            adapter.call({"op": "legal"})
+        assert adapter.call({"op": "hello", "version": 1})["name"] == "gin-rummy-arena"
+
+
+def test_the_reference_engine_answers_bad_requests_without_raising() -> None:
+    engine = ReferenceEngine()
+    assert engine.call({"op": "nope"})["error"] == "bad_request"
+    assert engine.call({"op": "legal"})["error"] == "bad_request"  # no hand yet
+    answer = engine.call({"op": "hand", "rules": {"preset": "hoyle"}, "dealer": 0, "deck": []})
+    assert answer["error"] == "bad_request"
+    answer = engine.call({"op": "meld", "cards": ["AS", "AS", "AH"]})
+    assert answer == {"ok": False, "error": "bad_request", "message": "meld: card AS given twice"}
+
+
+# -- the schemas ---------------------------------------------------------------------------------
+
+
+def validator(name: str, part: str | None = None) -> jsonschema.Draft202012Validator:
+    schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    if part is not None:
+        schema = {**schema, "oneOf": [{"$ref": f"#/$defs/{part}"}]}
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_every_shipped_case_follows_the_case_schema() -> None:
+    check = validator("case.schema.json")
+    for case in CASES:
+        errors = [e.message for e in check.iter_errors(dict(case.data))]
+        assert not errors, (case.id, errors[:3])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"kind": "poker"},
+        {"covers": []},
+        {"id": "Not An Id"},
+        {"result": {"one_of": [{"end": "gin"}], "criterion": "x"}},
+        {"result": {"points": -1}},
+        {"colour": "red"},
+    ],
+)
+def test_the_case_schema_rejects_what_the_runner_rejects(change: dict[str, Any]) -> None:
+    base = next(c for c in CASES if c.kind == "showdown")
+    data = {**dict(base.data), **change}
+    assert not validator("case.schema.json").is_valid(data)
+    assert runner.run_case(runner.Case(data, "x.json"), ReferenceEngine()).status == "fail"
+
+
+class Recorder:
+    """The reference engine, keeping every request and response."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.engine = ReferenceEngine()
+        self.traffic: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
+
+    def call(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        response = self.engine.call(request)
+        self.traffic.append((request, response))
+        return response
+
+
+def test_the_protocol_traffic_of_every_case_follows_the_adapter_schema() -> None:
+    recorder = Recorder()
+    outcomes = list(runner.run_cases(CASES, recorder))
+    assert {o.status for o in outcomes} == {"pass"}
+    requests, responses = (
+        validator("adapter.schema.json", "request"),
+        validator("adapter.schema.json", "response"),
+    )
+    ops = set()
+    for request, response in recorder.traffic:
+        ops.add(request["op"])
+        assert requests.is_valid(request), request
+        assert responses.is_valid(response), (request, response)
+    assert ops >= {"hand", "apply", "legal", "state", "result", "game", "seating", "next_seat"}
+    assert ops >= {"next_hand", "game_result", "deadwood", "meld", "deal", "showdown"}
