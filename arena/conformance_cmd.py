@@ -14,6 +14,7 @@ from arena.conformance.runner import (
     Outcome,
     Subject,
     coverage,
+    known_ids,
     load_cases,
     run_cases,
     select,
@@ -79,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
     for path in args.cases:
         if not path.exists():
             raise ValueError(f"--cases {path}: no such file or directory")
+    unknown = sorted({r.upper() for r in args.rule} - known_ids())
+    if unknown:
+        raise ValueError(
+            f"--rule {', '.join(unknown)}: no such rule or option ID (R1..R25, O1..O17)"
+        )
     cases, broken = load_cases(*args.cases)
     chosen = select(cases, rules=args.rule, tags=args.tag, names=args.name)
     # A file that cannot be read has no rules or tags to filter on: only --name drops it.

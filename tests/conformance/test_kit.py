@@ -88,6 +88,9 @@ def test_no_case_matching_is_a_usage_error() -> None:
     done = conformance("--name", "no-such-case-*")
     assert done.returncode == 2
     assert "no case matches the filters given" in done.stderr
+    done = conformance("--rule", "R99")
+    assert done.returncode == 2
+    assert "--rule R99: no such rule or option ID" in done.stderr
 
 
 def test_a_failing_engine_exits_1_and_the_summary_names_the_rules() -> None:
