@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena import wire
+from arena import cluster, wire
 from arena.botspec import BotSpec, BotSpecError, load_bots_file, resolve
 from arena.match import MatchError
 from arena.options import (
@@ -121,6 +121,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="games at once, in worker processes (default and most: the number of cores)",
     )
     parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster: its address (HOST:PORT), auto (the cluster "
+        "this machine belongs to) or local (start one here); this process keeps the database "
+        "(needs pip install 'gin-rummy-arena[ray]'; docs/DISTRIBUTED.md)",
+    )
+    parser.add_argument(
         "--oversubscribe",
         action="store_true",
         help="allow --concurrency above the number of cores (bots then compete for the CPU "
@@ -202,7 +209,7 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     wire.enable(args.log_wire)
     cores = os.cpu_count() or 1
-    if args.concurrency > cores and not args.oversubscribe:
+    if args.concurrency > cores and not args.oversubscribe and args.ray is None:
         raise ValueError(
             f"--concurrency {args.concurrency} is more than the {cores} cores of this machine: "
             "bots would compete for the CPU and lose games on time; use at most "
@@ -238,6 +245,21 @@ def run(args: argparse.Namespace) -> int:
         hidden=tuple(str(p) for p in secret),
         logs=None if logs is None else str(logs),
     )
+    ray = None
+    if args.ray is not None:
+        try:
+            ray = cluster.connect(args.ray)
+            found = cluster.probe(ray, config, venue)
+        except cluster.ClusterError as error:
+            if args.resume:
+                store.close()
+            print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
+            if ray is not None:
+                cluster.disconnect()
+            return 1
+        if args.format == "table":
+            cpus = sum(node.cpus for node in found)
+            print(f"Ray cluster {args.ray}: {plural(len(found), 'node')}, {cpus} CPUs", flush=True)
     if args.resume:
         try:
             if len(store.done()) < sum(len(task.games) for task in schedule(config)):
@@ -270,6 +292,8 @@ def run(args: argparse.Namespace) -> int:
         return _play(args, config, store, venue)
     finally:
         store.close()
+        if ray is not None:
+            cluster.disconnect()
 
 
 def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) -> int:
@@ -328,14 +352,17 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
                 print(f"games {len(games)}/{total}  {status}", file=sys.stderr, flush=True)
 
         try:
-            play_games(
-                config,
-                store,
-                args.concurrency,
-                on_game,
-                workdir=None if venue.logs is None else Path(venue.logs),
-                venue=venue,
-            )
+            if args.ray is not None:
+                cluster.run(cluster.connect(args.ray), config, store, on_game, venue=venue)
+            else:
+                play_games(
+                    config,
+                    store,
+                    args.concurrency,
+                    on_game,
+                    workdir=None if venue.logs is None else Path(venue.logs),
+                    venue=venue,
+                )
         except KeyboardInterrupt:
             progress.stop()
             print(
