@@ -24,10 +24,12 @@ from arena import (
     conformance_cmd,
     judge_cmd,
     match_cmd,
+    play_cmd,
     protocol_cmd,
     ratings_cmd,
     replay_cmd,
     solve,
+    sprt_cmd,
     tournament_cmd,
 )
 from engine import __version__
@@ -60,12 +62,14 @@ COMMANDS: tuple[Command, ...] = (
     Command.of("tournament", tournament_cmd),
     Command.of("ratings", ratings_cmd),
     Command.of("match", match_cmd),
+    Command.of("play", play_cmd),
     Command.of("replay", replay_cmd),
     Command.of("judge", judge_cmd),
     Command.of("check-bot", checkbot),
     Command.of("solve", solve),
     Command.of("protocol", protocol_cmd),
     Command.of("conformance", conformance_cmd),
+    Command.of("sprt", sprt_cmd),
 )
 
 

@@ -307,6 +307,22 @@ class Store:
             raise StoreError(f"the configuration in {str(self.path)!r} is not a JSON object")
         return config
 
+    def meta(self, key: str) -> str | None:
+        """A value kept beside the configuration (an SPRT's parameters), or None."""
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+
     def set_bot(self, name: str, command: str, version: str, digest: str) -> None:
         with self._db:
             self._db.execute(
