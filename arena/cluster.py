@@ -140,15 +140,15 @@ def _probe_here(config_data: dict[str, Any], venue: Venue) -> dict[str, Any]:
 def probe(ray: ModuleType, config: Config, venue: Venue) -> list[Node]:
     """Start every bot once on every node; raise :class:`ClusterError` naming a node that cannot
     run them, or that runs another gin-rummy-arena. Return the nodes."""
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
+    # Imported by name: Ray is optional, and the type checker may run without it.
+    strategies = importlib.import_module("ray.util.scheduling_strategies")
     found = nodes(ray)
     if not found:
         raise ClusterError("the Ray cluster has no node with a CPU to play on")
     remote = ray.remote(num_cpus=1, max_retries=0)(_probe_here)
     refs = [
         remote.options(
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node.id, soft=False)
+            scheduling_strategy=strategies.NodeAffinitySchedulingStrategy(node.id, soft=False)
         ).remote(config.to_json(), venue)
         for node in found
     ]

@@ -4,12 +4,14 @@ bounds, the Elo estimate, and the error rates of the whole test, simulated.
 The simulation draws pair outcomes straight from a pentanomial distribution of known true Elo (no
 games are played), runs the SPRT until it stops, and counts verdicts over many runs with a fixed
 seed. The thresholds on the counts are binomial quantiles at a one-sided 1e-4 tail (about 3.7
-sigma), so that the checks would also pass, but for a 1-in-10,000 chance, with any other seed.
+sigma): if the true error rates are the nominal ones, each check would also pass with any other
+seed but for a chance of about 1 in 10,000.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import doctest
 import math
 import random
 from collections.abc import Sequence
@@ -18,6 +20,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import arena.sprt
 from arena.sprt import (
     PAIR_SCORES,
     REGULARIZATION,
@@ -44,6 +47,11 @@ elos = st.floats(-300, 300, allow_nan=False)
 def penta(*counts: int) -> Pentanomial:
     assert len(counts) == 5
     return Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(arena.sprt)
+    assert result.attempted >= 8 and result.failed == 0
 
 
 # -- the value type ------------------------------------------------------------------------------
@@ -523,5 +531,5 @@ def test_simulated_sprt_error_rates() -> None:
 
 @pytest.mark.slow
 def test_simulated_sprt_error_rates_many_runs() -> None:
-    """2,000 runs of each case, checked every 4 pairs."""
-    check_error_rates(runs=2000, seed=7, batch=4)
+    """2,000 runs of each case, the LLR checked every 8 pairs (a minute or two)."""
+    check_error_rates(runs=2000, seed=7, batch=8)
