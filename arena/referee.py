@@ -39,6 +39,7 @@ from protocol import messages as m
 from protocol.views import (
     Decision,
     HandMessage,
+    Told,
     as_seat_zero,
     hand_end_model,
     hand_start_model,
@@ -404,6 +405,7 @@ class Referee:
             )
         move_ms = round(self.clock.move * 1000)
         listeners = [seat for seat in (0, 1) if seats[players[seat]].connection.heeds("played")]
+        told: tuple[list[Told], list[Told]] = ([], [])  # each seat's played events, in order
         free = self.clock.move + self.clock.grace  # a move's time before the bank is drawn on
         # The loop below runs for every move of every game: what it looks up is looked up once.
         target, number, recorder = self.rules.game_target, game.hand_number, self.recorder
@@ -429,6 +431,8 @@ class Referee:
                 free,
                 s.bank,
                 relative and p == 1,
+                told[p],
+                len(told[p]),
             )
             try:
                 action, elapsed = s.connection.decide(decision)
@@ -448,14 +452,21 @@ class Referee:
                 raise failure from None
             if recorder:
                 self._record(recorder.action, p, action, elapsed)
-            if listeners:
-                drawn = None  # the card drawn: the mover's own hand now, less what it saw before
-                if action.kind is _DRAW_STOCK:
-                    drawn = (hand.hands[p] & ~seen.hand).bit_length() - 1
-                elif action.kind is _DRAW_DISCARD:
-                    drawn = seen.discard_pile[-1]
-                for seat in listeners:
-                    send(seat, played_model(action, p, seat, drawn))
+            kind = action.kind
+            if kind is _DRAW_STOCK:  # the card drawn, told to the drawer only
+                drawn = (hand.hands[p] & ~seen.hand).bit_length() - 1
+                told[p].append((p, action, drawn))
+                told[1 - p].append((p, action, None))
+            elif kind is _DRAW_DISCARD:  # public
+                drawn = seen.discard_pile[-1]
+                told[0].append((p, action, drawn))
+                told[1].append((p, action, drawn))
+            else:
+                drawn = None
+                told[0].append((p, action, None))
+                told[1].append((p, action, None))
+            for seat in listeners:
+                send(seat, played_model(action, p, seat, drawn))
         result = hand.result
         show = None if result.show_down is None else show_down_model(result.show_down)
         end = hand_end_model(result, game.hand_scores)

@@ -53,6 +53,9 @@ examples:
 
 META: Final = "sprt"
 """The database's meta key holding the test's parameters."""
+DECIDED: Final = "sprt_decided"
+"""The meta key holding the pentanomial the verdict was reached on: the games still in flight at
+the decision may be stored too, and a resumed test reports the verdict as it was reached."""
 PROGRESS_PAIRS: Final = 10
 
 
@@ -252,8 +255,13 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
             f"[{low:+.2f}, {high:+.2f}]  Elo {elo:+.1f} [{lo:+.1f}, {hi:+.1f}]"
         )
 
-    for row in store.games(records=False):
-        tally.add(row)
+    decided = store.meta(DECIDED)
+    if decided is not None:  # the pairs the verdict was reached on (a game or two more may be in)
+        counts = json.loads(decided)
+        tally.p = Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4]))
+    else:
+        for row in store.games(records=False):
+            tally.add(row)
     p0 = tally.p
     verdict = decide(p0, elo0, elo1, alpha, beta)[0] if p0.pairs else Verdict.CONTINUE
     if not quiet:
@@ -277,6 +285,12 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
         with contextlib.suppress(Decided):  # the test is decided: the games in flight stop
             play_games(config, store, args.concurrency, on_game, venue=venue)
     p = tally.p
+    if (
+        decided is None
+        and p.pairs
+        and decide(p, elo0, elo1, alpha, beta)[0] is not Verdict.CONTINUE
+    ):
+        store.set_meta(DECIDED, json.dumps(list(p.counts)))
     verdict, value, (low, high) = (
         decide(p, elo0, elo1, alpha, beta)
         if p.pairs

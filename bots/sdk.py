@@ -39,8 +39,9 @@ from protocol.convert import (
     card_mask,
     card_of,
     engine_action,
+    is_gin,
 )
-from protocol.views import Decision, request_model, seat_zero_observation
+from protocol.views import Decision, Told, request_model, seat_zero_observation, told
 
 
 class View:
@@ -52,7 +53,7 @@ class View:
     straight from the engine, and the request message (``request``, ``observation``) is only
     built if the bot asks for it; a bot over stdio gets the decoded request, converted."""
 
-    __slots__ = ("_make", "_request", "legal", "rules", "seen")
+    __slots__ = ("_history", "_make", "_request", "legal", "rules", "seen")
 
     def __init__(
         self,
@@ -70,6 +71,7 @@ class View:
             self._make: Callable[[], m.Request] | None = None
         else:
             self._request, self._make = None, request
+        self._history: tuple[Told, ...] | Callable[[], tuple[Told, ...]] = self._history_of_request
 
     @classmethod
     def of_request(cls, request: m.Request, rules: Rules) -> View:
@@ -125,7 +127,9 @@ class View:
             )
         )
         legal = tuple(map(action_of_json, data["legal"]))
-        return cls(seen, rules, legal, partial(m.Request.model_validate, data))
+        view = cls(seen, rules, legal, partial(m.Request.model_validate, data))
+        view._history = partial(_history_of_json, obs.get("history", ()))
+        return view
 
     @classmethod
     def of_decision(cls, decision: Decision, rules: Rules) -> View:
@@ -138,6 +142,7 @@ class View:
         view.legal = tuple(decision.legal)
         view._request = None
         view._make = partial(request_model, decision)
+        view._history = partial(told, decision)
         return view
 
     @property
@@ -148,6 +153,35 @@ class View:
             assert self._make is not None
             request = self._request = self._make()
         return request
+
+    @property
+    def history(self) -> tuple[Told, ...]:
+        """The hand's actions so far, oldest first, as this bot was told them: ``(player,
+        action, card)`` with ``card`` the card drawn when the bot may know it (a card taken from
+        the discard pile, or its own draw from the stock), else None. The first-upcard
+        decisions, every draw and its source, every discard and who made it."""
+        history = self._history
+        if callable(history):
+            history = self._history = history()
+        return history
+
+    def _history_of_request(self) -> tuple[Told, ...]:
+        return tuple(
+            (e.player, engine_action(e.action), None if e.card is None else card_of(e.card))
+            for e in self.request.observation.history
+        )
+
+    def is_gin(self, action: EngineAction) -> bool:
+        """Whether ``action`` is a knock that makes gin (R14) or big gin (R19)."""
+        return is_gin(action, self.hand)
+
+    def gin_knocks(self) -> int:
+        """Mask of the cards whose discard with a knock makes gin."""
+        mask = 0
+        for a in self.legal:
+            if a.kind is ActionKind.KNOCK and a.card is not None and is_gin(a, self.hand):
+                mask |= 1 << a.card
+        return mask
 
     @property
     def observation(self) -> m.Observation:
@@ -234,6 +268,17 @@ class View:
 
     def __repr__(self) -> str:
         return f"View({self.seen!r}, legal={[str(a) for a in self.legal]})"
+
+
+def _history_of_json(entries: Sequence[dict[str, Any]]) -> tuple[Told, ...]:
+    return tuple(
+        (
+            e["player"],
+            action_of_json(e["action"]),
+            None if e.get("card") is None else CARD_INDEX[e["card"]],
+        )
+        for e in entries
+    )
 
 
 class SessionError(RuntimeError):

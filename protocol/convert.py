@@ -17,6 +17,7 @@ from engine.hand import (
     ActionKind,
 )
 from engine.hand import Action as EngineAction
+from engine.melds import deadwood
 from protocol.messages import Action, DiscardAction, DrawAction, KnockAction, PassAction
 
 _PASS = PassAction(kind="pass")
@@ -25,6 +26,8 @@ _DRAW_DISCARD = DrawAction(kind="draw", source="discard")
 _DISCARDS = tuple(DiscardAction(kind="discard", card=CARD_NAMES[c]) for c in range(52))
 _KNOCKS = tuple(KnockAction(kind="knock", card=CARD_NAMES[c]) for c in range(52))
 _BIG_GIN = KnockAction(kind="knock")
+_GIN_KNOCKS = tuple(KnockAction(kind="knock", card=CARD_NAMES[c], gin=True) for c in range(52))
+_BIG_GIN_MARKED = KnockAction(kind="knock", gin=True)
 
 
 def card_mask(cards: Iterable[str]) -> int:
@@ -78,7 +81,12 @@ _PAIRS: tuple[tuple[Action, EngineAction], ...] = (
     *zip(_DISCARDS, DISCARDS, strict=True),
     *zip(_KNOCKS, KNOCKS, strict=True),
 )
-_ENGINE_OF: dict[int, EngineAction] = {id(model): action for model, action in _PAIRS}
+_MARKED: tuple[tuple[Action, EngineAction], ...] = (
+    (_BIG_GIN_MARKED, BIG_GIN),
+    *zip(_GIN_KNOCKS, KNOCKS, strict=True),
+)
+"""The knocks as a request lists them when they are gin (``"gin": true``)."""
+_ENGINE_OF: dict[int, EngineAction] = {id(model): action for model, action in (*_PAIRS, *_MARKED)}
 """The engine action of each of the models above, by identity: the models the referee puts in a
 request (:func:`legal_models`) live as long as this module, so no other object has their id."""
 
@@ -119,7 +127,30 @@ def action_json(action: EngineAction) -> bytes:
     return action_model(action).model_dump_json(exclude_none=True).encode()
 
 
-_ACTION_OF_JSON: dict[bytes, EngineAction] = {_JSON_OF[id(a)]: a for _, a in _PAIRS}
+_GIN_JSON_OF: dict[int, bytes] = {
+    id(action): model.model_dump_json(exclude_none=True).encode() for model, action in _MARKED
+}
+_ACTION_OF_JSON: dict[bytes, EngineAction] = {
+    **{_JSON_OF[id(a)]: a for _, a in _PAIRS},
+    **{_GIN_JSON_OF[id(a)]: a for _, a in _MARKED},
+}
+
+
+def is_gin(action: EngineAction, hand: int) -> bool:
+    """Whether ``action``, legal for a player holding ``hand``, is a knock that makes gin (the
+    ten cards kept meld completely, R14) or big gin (R19)."""
+    if action.kind is not ActionKind.KNOCK:
+        return False
+    if action.card is None:
+        return True
+    return deadwood(hand & ~(1 << action.card)) == 0
+
+
+def legal_json(action: EngineAction, hand: int) -> bytes:
+    """:func:`action_json` of a legal action, marked ``"gin": true`` when it is gin."""
+    if action.kind is ActionKind.KNOCK and action.melds is None and is_gin(action, hand):
+        return _GIN_JSON_OF[id(BIG_GIN if action.card is None else KNOCKS[action.card])]
+    return action_json(action)
 
 
 def reply_action(line: bytes, request_id: int) -> EngineAction | None:
@@ -170,7 +201,14 @@ def own_action(action: EngineAction) -> EngineAction:
     return engine_action(action_model(action))
 
 
-def legal_models(actions: Sequence[EngineAction]) -> list[Action]:
-    """The protocol form of a list of legal actions (the engine lists its own constants)."""
+def legal_models(actions: Sequence[EngineAction], hand: int | None = None) -> list[Action]:
+    """The protocol form of a list of legal actions (the engine lists its own constants); with
+    the mover's ``hand``, the knocks that are gin say so (``"gin": true``)."""
     known = _MODEL_OF.get
-    return [known(id(a)) or action_model(a) for a in actions]
+    models = [known(id(a)) or action_model(a) for a in actions]
+    if hand is None:
+        return models
+    for index, action in enumerate(actions):
+        if action.kind is ActionKind.KNOCK and action.melds is None and is_gin(action, hand):
+            models[index] = _BIG_GIN_MARKED if action.card is None else _GIN_KNOCKS[action.card]
+    return models

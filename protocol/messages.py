@@ -32,6 +32,9 @@ SKIPPABLE_EVENTS: Final = frozenset(
 PROTOCOL_NAME: Final = "gin-arena"
 PROTOCOL_VERSIONS: Final = (1,)
 MAX_LINE_BYTES: Final = 64 * 1024
+HISTORY_LIMIT: Final = 400
+"""The most actions an observation's ``history`` holds: the hand's last ones (a hand longer than
+that needs the turn limit, O15, above its default of 100)."""
 """The longest line either side may send, newline excluded (64 KiB)."""
 
 Seat = Annotated[int, Field(ge=0, le=1, description="A seat: 0 or 1.")]
@@ -143,6 +146,12 @@ class KnockAction(_Message):
     kind: Literal["knock"]
     card: Card | None = None
     melds: list[Meld] | None = None
+    gin: bool | None = Field(
+        default=None,
+        description="In a request's legal actions only: true when this knock is gin (the ten "
+        "cards kept meld completely, R14) or big gin (no card, R19); absent otherwise. A reply "
+        "need not repeat it (it is ignored there).",
+    )
 
 
 Action = Annotated[
@@ -335,6 +344,18 @@ class GameEnd(_Message):
     final_scores: list[int] | None = None
 
 
+class HistoryEntry(_Message):
+    """One action of the hand so far, as the player was told it in its ``played`` event."""
+
+    player: Seat
+    action: Action
+    card: Card | None = Field(
+        default=None,
+        description="The card drawn: from the discard pile (public), or from the stock by the "
+        "player itself.",
+    )
+
+
 class Observation(_Message):
     """Everything the bot may know when asked to act: its own cards and the public record."""
 
@@ -359,6 +380,14 @@ class Observation(_Message):
     hand_number: int
     scores: list[int]
     target: int
+    history: list[HistoryEntry] = Field(
+        default_factory=list,
+        max_length=HISTORY_LIMIT,
+        description="The hand's actions so far, oldest first, each as the player's played event "
+        "told it: every first-upcard decision, every draw with its source (and the card, when "
+        "it came from the discard pile or the player drew it), every discard and who made it. "
+        "At most the last 400 (a longer hand needs a turn limit, O15, above 200).",
+    )
 
 
 class Clock(_Message):

@@ -26,11 +26,13 @@ from engine.hand import Action as EngineAction
 from engine.hand import ActionKind, DecisionPhase, HandResult, Phase
 from engine.hand import Observation as EngineObservation
 from engine.hand import ShowDown as EngineShowDown
-from protocol.convert import action_json, action_model, legal_models
+from protocol.convert import action_json, action_model, legal_json, legal_models
 from protocol.messages import (
+    HISTORY_LIMIT,
     Clock,
     HandEnd,
     HandStart,
+    HistoryEntry,
     LayOffModel,
     Observation,
     Played,
@@ -64,10 +66,32 @@ def hand_start_model(
     )
 
 
+Told = tuple[int, EngineAction, int | None]
+"""An action of the hand as a seat was told it (its ``played`` event): the player, the action,
+and the card drawn when the seat may know it."""
+
+
+def history_models(history: Sequence[Told]) -> list[HistoryEntry]:
+    return [
+        trusted(
+            HistoryEntry,
+            player=player,
+            action=action_model(action),
+            card=None if card is None else CARD_NAMES[card],
+        )
+        for player, action, card in history
+    ]
+
+
 def observation_model(
-    obs: EngineObservation, hand_number: int, scores: Sequence[int], target: int
+    obs: EngineObservation,
+    hand_number: int,
+    scores: Sequence[int],
+    target: int,
+    history: Sequence[Told] = (),
 ) -> Observation:
-    """The protocol observation for the player to move."""
+    """The protocol observation for the player to move (``history``: the hand's actions as this
+    player was told them)."""
     if obs.phase is Phase.FINISHED:
         raise ValueError("no observation is sent once the hand is over")
     return trusted(
@@ -87,6 +111,7 @@ def observation_model(
         hand_number=hand_number,
         scores=list(scores),
         target=target,
+        history=history_models(history),
     )
 
 
@@ -110,6 +135,19 @@ class Decision(NamedTuple):
     free: float
     bank: float
     relabel: bool = False
+    told: Sequence[Told] = ()
+    """The hand's actions as this player was told them; only the first ``told_count`` count
+    (the referee appends to the list it passes as the hand goes on)."""
+    told_count: int = 0
+
+
+def told(decision: Decision) -> tuple[Told, ...]:
+    """The hand's actions so far as the player of ``decision`` was told them, with its seat
+    numbers (relabelled for a seat shown as seat 0)."""
+    history = tuple(decision.told[_first(decision) : decision.told_count])
+    if decision.relabel:
+        return tuple((1 - player, action, card) for player, action, card in history)
+    return history
 
 
 def request_model(decision: Decision) -> Request:
@@ -119,9 +157,13 @@ def request_model(decision: Decision) -> Request:
         type="request",
         id=decision.id,
         phase=decision.phase,
-        legal=legal_models(decision.legal),
+        legal=legal_models(decision.legal, decision.seen.hand),
         observation=observation_model(
-            decision.seen, decision.hand_number, decision.scores, decision.target
+            decision.seen,
+            decision.hand_number,
+            decision.scores,
+            decision.target,
+            decision.told[_first(decision) : decision.told_count],
         ),
         clock=trusted(Clock, move_ms=decision.move_ms, bank_ms=round(decision.bank * 1000)),
     )
@@ -148,11 +190,31 @@ def request_json(decision: Decision) -> bytes:
         + ("" if taken is None else f'"taken_card":"{CARD_NAMES[taken]}",')
         + f'"first_upcard":"{CARD_NAMES[seen.first_upcard]}","knock_limit":{seen.knock_limit},'
         f'"turn":{seen.turn},"dealer":{dealer},"hand_number":{decision.hand_number},'
-        f'"scores":[{",".join(map(str, scores))}],"target":{decision.target}}},'
-        f'"clock":{{"move_ms":{decision.move_ms},"bank_ms":{round(decision.bank * 1000)}}}}}\n'
+        f'"scores":[{",".join(map(str, scores))}],"target":{decision.target}'
     )
-    legal = b",".join(map(action_json, decision.legal))
-    return head.encode() + legal + observation.encode()
+    tail = (
+        f'}},"clock":{{"move_ms":{decision.move_ms},"bank_ms":{round(decision.bank * 1000)}}}}}\n'
+    )
+    hand = seen.hand
+    legal = b",".join([legal_json(action, hand) for action in decision.legal])
+    history = _history_json(decision)
+    return b"".join(
+        [head.encode(), legal, observation.encode(), b',"history":[', history, b"]", tail.encode()]
+    )
+
+
+def _history_json(decision: Decision) -> bytes:
+    entries = []
+    for player, action, card in decision.told[_first(decision) : decision.told_count]:
+        seat = 1 - player if decision.relabel else player
+        drawn = b"" if card is None else b',"card":"%s"' % CARD_NAMES[card].encode()
+        entries.append(b'{"player":%d,"action":%s%s}' % (seat, action_json(action), drawn))
+    return b",".join(entries)
+
+
+def _first(decision: Decision) -> int:
+    """Where the history a request carries starts: at most its last :data:`HISTORY_LIMIT`."""
+    return max(0, decision.told_count - HISTORY_LIMIT)
 
 
 def _names_json(names: list[str]) -> str:
@@ -233,8 +295,14 @@ def as_seat_zero(message: HandMessage) -> HandMessage:
         )
     if isinstance(message, Request):
         obs = message.observation
+        history = [e.model_copy(update={"player": 1 - e.player}) for e in obs.history]
         seen = obs.model_copy(
-            update={"seat": 1 - obs.seat, "dealer": 1 - obs.dealer, "scores": obs.scores[::-1]}
+            update={
+                "seat": 1 - obs.seat,
+                "dealer": 1 - obs.dealer,
+                "scores": obs.scores[::-1],
+                "history": history,
+            }
         )
         return message.model_copy(update={"observation": seen})
     if isinstance(message, Played):

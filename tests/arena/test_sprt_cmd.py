@@ -41,7 +41,8 @@ def test_identical_bots_accept_h0(tmp_path: Path) -> None:
     assert (report["new"], report["base"]) == ("greedy#new", "greedy#base")
     assert report["llr"] <= report["bounds"][0]
     assert report["games"] == 2 * report["pairs"] < 1000
-    assert report["games"] == stored_games(tmp_path / "s.sqlite")
+    # The games in flight at the decision may be stored too; the verdict counts complete pairs.
+    assert report["games"] <= stored_games(tmp_path / "s.sqlite")
     # Resuming a decided test plays nothing and says the same.
     again = sprt(tmp_path, "--db", "s.sqlite", "--resume", "--json")
     assert again.returncode == 0, again.stderr

@@ -16,13 +16,15 @@ from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot, View
 from bots.strong import StrongBot
+from engine.cards import parse_card
 from engine.hand import Action as EngineAction
 from engine.hand import ActionKind
+from engine.melds import deadwood
 from engine.modes import Mode
 from engine.rules import PRESETS, Rules
 from protocol import messages as m
 from protocol.codec import decode, encode
-from protocol.convert import action_json, reply_action
+from protocol.convert import action_json, engine_action, reply_action
 from protocol.views import Decision, request_json, request_model
 
 
@@ -99,6 +101,8 @@ class Viewer(GreedyBot):
             assert other.seen == view.seen
             assert other.legal == view.legal
             assert other.request == view.request
+            assert other.history == view.history
+            assert other.gin_knocks() == view.gin_knocks()
         assert view.observation.seat == view.seat
         self.views += 1
         return super().choose(view)
@@ -200,3 +204,49 @@ def test_the_request_line_written_from_a_decision_is_the_encoded_message(
     assert outcome.error is None, outcome.error
     # Hands of blind play are mostly drawn: with three players the same two may play them all.
     assert sum(c.checked > 20 for c in connections) >= 2, [c.checked for c in connections]
+
+
+class Historian(GreedyBot):
+    """A greedy bot that keeps the ``played`` events of each hand and checks that every view's
+    history is exactly them, and that the knocks the view calls gin are gin."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told: list[tuple[int, EngineAction, int | None]] = []
+        self.checked = 0
+        self.gins = 0
+
+    def on_hand_start(self, message: m.HandStart) -> None:
+        self.told = []
+
+    def on_played(self, message: m.Played) -> None:
+        card = None if message.card is None else parse_card(message.card)
+        self.told.append((message.player, engine_action(message.action), card))
+
+    def choose(self, view: View) -> EngineAction:
+        assert list(view.history) == self.told
+        for action in view.legal:
+            if action.kind is ActionKind.KNOCK and action.card is not None:
+                kept = view.hand & ~(1 << action.card)
+                assert view.is_gin(action) == (deadwood(kept) == 0)
+                self.gins += view.is_gin(action)
+        self.checked += 1
+        return super().choose(view)
+
+
+@pytest.mark.parametrize("mode", list(Mode), ids=str)
+def test_the_history_in_a_view_is_the_played_events_the_bot_was_sent(mode: Mode) -> None:
+    bots: list[Historian] = []
+
+    def make() -> Bot:
+        bots.append(Historian())
+        return bots[-1]
+
+    connections = [InProcessConnection(f"bot{k}", make) for k in range(mode.players)]
+    referee = Referee(PRESETS["hoyle"].replace(game_target=100), Clock(move=5.0))
+    for c in connections:
+        c.start(referee.hello(0, None, mode), 5.0)
+    outcome = referee.play_game(connections, 8, mode=mode, names=[c.name for c in connections])
+    assert outcome.failure is None and outcome.error is None, outcome
+    assert sum(bot.checked for bot in bots) > 100
+    assert sum(bot.gins for bot in bots) >= 0

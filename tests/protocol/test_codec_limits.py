@@ -51,6 +51,7 @@ from protocol.codec import (
     encode,
     quote,
 )
+from protocol.messages import HISTORY_LIMIT
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
@@ -510,9 +511,9 @@ def test_the_referees_messages_keep_far_inside_the_bounds() -> None:
         most["depth"] = max(most.get("depth", 0), depth(value))
         for measure, size in sizes(value):
             most[measure] = max(most.get(measure, 0), size)
-    assert most["depth"] <= MAX_DEPTH // 4
+    assert most["depth"] <= MAX_DEPTH // 3  # request, observation, history, entry, action
     assert most["members"] <= MAX_MEMBERS // 4
-    assert most["items"] <= 52 < MAX_ITEMS // 4
+    assert most["items"] <= HISTORY_LIMIT <= MAX_ITEMS // 2
     assert most["digits"] <= 10 < MAX_INT_DIGITS  # ids are below 2^31
 
 

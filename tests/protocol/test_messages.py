@@ -45,6 +45,17 @@ OBSERVATION: dict[str, Any] = {
     "hand_number": 1,
     "scores": [0, 0],
     "target": 100,
+    "history": [
+        {"player": 0, "action": {"kind": "pass"}},
+        {"player": 1, "action": {"kind": "pass"}},
+        {"player": 0, "action": {"kind": "draw", "source": "stock"}},
+        {"player": 0, "action": {"kind": "discard", "card": "JS"}},
+        {"player": 1, "action": {"kind": "draw", "source": "stock"}, "card": "4H"},
+        {"player": 1, "action": {"kind": "discard", "card": "TH"}},
+        {"player": 0, "action": {"kind": "draw", "source": "discard"}, "card": "TH"},
+        {"player": 0, "action": {"kind": "discard", "card": "8D"}},
+        {"player": 1, "action": {"kind": "draw", "source": "discard"}, "card": "8D"},
+    ],
 }
 SAMPLES: dict[str, dict[str, Any]] = {
     "hello": {
@@ -81,7 +92,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "legal": [
             {"kind": "discard", "card": "AC"},
             {"kind": "knock", "card": "8C"},
-            {"kind": "knock"},
+            {"kind": "knock", "gin": True},
         ],
         "observation": OBSERVATION,
         "clock": {"move_ms": 1000, "bank_ms": 5000},

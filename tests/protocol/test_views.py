@@ -140,6 +140,7 @@ def test_the_observation_carries_every_field_from_the_engine() -> None:
         "hand_number": 4,
         "scores": [12, 30],
         "target": 100,
+        "history": [],
     }
 
 
