@@ -98,11 +98,12 @@ class View:
         return cls(seen, rules, tuple(map(engine_action, request.legal)), request)
 
     @classmethod
-    def of_json(cls, data: dict[str, Any], rules: Rules) -> View:
+    def of_json(cls, data: dict[str, Any], rules: Rules, history: bytes | None = None) -> View:
         """The view of a request as JSON decodes it (a bot over stdio: the message is only
-        validated if the bot asks for it). Cards must be in the canonical notation the referee
-        writes. Raises ``KeyError``, ``TypeError`` or ``ValueError`` for data that is not a
-        request."""
+        validated if the bot asks for it; ``history``, the observation's history as the raw JSON
+        of its list, kept apart and read only if asked for). Cards must be in the canonical
+        notation the referee writes. Raises ``KeyError``, ``TypeError`` or ``ValueError`` for
+        data that is not a request."""
         obs = data["observation"]
         taken = obs.get("taken_card")
         seat = obs["seat"]
@@ -127,8 +128,22 @@ class View:
             )
         )
         legal = tuple(map(action_of_json, data["legal"]))
-        view = cls(seen, rules, legal, partial(m.Request.model_validate, data))
-        view._history = partial(_history_of_json, obs.get("history", ()))
+        if history is None:
+            view = cls(seen, rules, legal, partial(m.Request.model_validate, data))
+            view._history = partial(_history_of_json, obs.get("history", ()))
+            return view
+
+        def entries() -> list[dict[str, Any]]:
+            value = json.loads(history)
+            if not isinstance(value, list):
+                raise ValueError(f"a history is a list, not {value!r}")
+            return value
+
+        def request() -> m.Request:
+            return m.Request.model_validate({**data, "observation": {**obs, "history": entries()}})
+
+        view = cls(seen, rules, legal, request)
+        view._history = lambda: _history_of_json(entries())
         return view
 
     @classmethod
@@ -450,9 +465,15 @@ class Bot:
         """The reply line to a request line, read straight from its JSON (the referee's own
         encoding); None when the line does not read as a request: :func:`decode` then says
         what is wrong with it."""
+        history = None  # read only if the bot asks: it is most of a late request's bytes
+        cut = line.find(b',"history":[')
+        if cut > 0:
+            end = line.find(b']},"clock":', cut)
+            if end > 0:
+                history, line = line[cut + 11 : end + 1], line[:cut] + line[end + 1 :]
         try:
             data = json.loads(line)
-            view = View.of_json(data, self.rules)
+            view = View.of_json(data, self.rules, history)
             number = data["id"]
             if type(number) is not int or number < 1:
                 return None

@@ -13,6 +13,7 @@ from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import EVENT_HOOKS, Bot, SessionError, View
 from bots.strong import StrongBot
+from engine.cards import parse_card
 from engine.game import Game
 from engine.hand import IllegalAction
 from engine.rules import PRESETS, Rules
@@ -311,3 +312,40 @@ def test_the_sdk_declares_the_events_its_bot_ignores_and_the_arena_can_skip_them
     assert status == 0 and written[0]["ignores"] == sorted(RandomBot.ignored_events())
     status, written = run(StrongBot(), hello())
     assert "played" not in written[0].get("ignores", [])
+
+
+class Curious(GreedyBot):
+    """A greedy bot that keeps the history and the request each view shows it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[Any, m.Request]] = []
+
+    def choose(self, view: View) -> Any:
+        self.seen.append((view.history, view.request))
+        return super().choose(view)
+
+
+def test_the_history_read_apart_from_the_rest_of_a_request_is_the_messages() -> None:
+    """The SDK reads a request's history only when the bot asks for it (it is most of the
+    bytes of a late request): what the bot then gets is the decoded message's."""
+    data = json.loads(FIRST_REQUEST)
+    entries = [
+        {"player": 0, "action": {"kind": "pass"}},
+        {"player": 1, "action": {"kind": "draw", "source": "discard"}, "card": "7H"},
+        {"player": 1, "action": {"kind": "discard", "card": "2S"}},
+    ]
+    data["observation"]["history"] = entries
+    line = json.dumps(data, separators=(",", ":")).encode() + b"\n"
+    assert b',"history":[' in line and b']},"clock":' in line
+    bot = Curious()
+    bot.handle(decode(hello()))
+    reply = bot._answer(line)
+    assert reply is not None
+    history, request = bot.seen[-1]
+    assert request == decode(line)
+    assert history == tuple(
+        (e.player, engine_action(e.action), None if e.card is None else parse_card(e.card))
+        for e in request.observation.history
+    )
+    assert len(history) == 3
