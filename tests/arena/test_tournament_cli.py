@@ -449,7 +449,10 @@ def test_kill_9_keeps_committed_games_leaves_no_process_and_resumes(tmp_path: Pa
         wait_for(
             lambda: not survivors(),
             "the workers and bots to die with the referee",
-            timeout=20,
+            # Generous: a sandboxed bot whose bwrap had not yet armed its own parent-death
+            # signal when its worker died lives until its bot reads the end of its input
+            # (seen once under load, after more than 20 s).
+            timeout=60,
             detail=survivors,
         )
     finally:
