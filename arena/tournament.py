@@ -571,18 +571,20 @@ def run(
         queue: Iterator[Task] = iter(tasks)
         suspects: list[Task] = []
         while True:
-            with _pool(concurrency, rows) as pool:
-                try:
-                    suspects = runner.play_suspects(pool, suspects)
-                    if suspects:
-                        continue  # the pool broke again: a new one for the rest
-                    suspects = runner.play_all(pool, queue, concurrency)
-                    if not suspects:
-                        return played
-                except BaseException:
-                    _stop_workers(pool)
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise
+            pool = _pool(concurrency, rows)
+            try:
+                suspects = runner.play_suspects(pool, suspects)
+                if suspects:
+                    continue  # the pool broke again: a new one for the rest
+                suspects = runner.play_all(pool, queue, concurrency)
+                if not suspects:
+                    return played
+            except BaseException:
+                _stop_workers(pool)
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            finally:
+                runner.close(pool)
 
 
 _CONTEXT: Final = multiprocessing.get_context("spawn")
@@ -609,6 +611,20 @@ class _Runner:
     commit: Callable[[Sequence[GameRow]], None]
     rows: multiprocessing.queues.Queue[GameRow]
     """Each game's row, sent by the worker that played it as soon as it is played."""
+
+    def close(self, pool: concurrent.futures.ProcessPoolExecutor) -> None:
+        """Shut the pool down, committing the rows its workers still send meanwhile: a worker
+        cannot exit before the rows it queued are read (multiprocessing joins its queue's
+        feeder at exit), so waiting for the workers without reading would wait for ever once
+        the queue's pipe is full (large game records do it)."""
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False)
+        while any(worker.is_alive() for worker in workers):
+            self.drain()
+            for worker in workers:
+                worker.join(0.02)
+        pool.shutdown(wait=True)
+        self.drain()
 
     def drain(self) -> None:
         """Commit the rows the workers have sent so far."""
