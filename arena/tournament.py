@@ -574,17 +574,18 @@ def run(
             pool = _pool(concurrency, rows)
             try:
                 suspects = runner.play_suspects(pool, suspects)
-                if suspects:
-                    continue  # the pool broke again: a new one for the rest
-                suspects = runner.play_all(pool, queue, concurrency)
                 if not suspects:
-                    return played
+                    suspects = runner.play_all(pool, queue, concurrency)
+                if suspects:  # the pool broke (its workers are gone): a new one for the rest
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    continue
+                runner.close(pool)
+                return played
             except BaseException:
+                # Killed workers may have left half a row in the queue: it is not read again.
                 _stop_workers(pool)
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
-            finally:
-                runner.close(pool)
 
 
 _CONTEXT: Final = multiprocessing.get_context("spawn")
