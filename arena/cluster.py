@@ -25,7 +25,7 @@ import logging
 import socket
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from arena.store import GameRow, Store
 from arena.tournament import (
+    Committer,
     Config,
     Task,
     Venue,
@@ -197,18 +198,7 @@ def run(
     limit = in_flight or 2 * cpus
     queue = iter(tasks)
     pending: dict[Any, Task] = {}
-    played = 0
-
-    def commit(rows: Sequence[GameRow]) -> None:
-        nonlocal played
-        for row in rows:
-            if row.id in done:
-                continue  # replayed for the bots' sake; committed before
-            done.add(row.id)
-            store.add_game(row)
-            played += 1
-            if on_game:
-                on_game(row)
+    commit = Committer(store, done, on_game)
 
     def submit(count: int) -> None:
         for _ in range(count):
@@ -234,7 +224,7 @@ def run(
         for ref in pending:
             ray.cancel(ref, force=True)
         raise
-    return played
+    return commit.played
 
 
 def wait_for_nodes(ray: ModuleType, count: int, timeout: float = 60.0) -> list[Node]:

@@ -511,6 +511,27 @@ def _row(mode: Mode, report: GameReport, names: Sequence[str], record: str) -> G
     )
 
 
+class Committer:
+    """Commits the rows of played games, each game once: a task replayed from its first game
+    returns games committed before, which are skipped. ``played`` counts the games committed."""
+
+    def __init__(
+        self, store: Store, done: set[int], on_game: Callable[[GameRow], None] | None
+    ) -> None:
+        self.store, self.done, self.on_game = store, done, on_game
+        self.played = 0
+
+    def __call__(self, rows: Sequence[GameRow]) -> None:
+        for row in rows:
+            if row.id in self.done:
+                continue  # replayed for the bots' sake; committed before
+            self.done.add(row.id)
+            self.store.add_game(row)
+            self.played += 1
+            if self.on_game:
+                self.on_game(row)
+
+
 def missing_tasks(config: Config, done: set[int]) -> list[Task]:
     """The tasks with a game still to play, whole: a task's games are played again from its
     first, so that bots that carry state from game to game (a random generator, what they
@@ -538,20 +559,9 @@ def run(
     done = store.done()
     tasks = missing_tasks(config, done)
     data = config.to_json()
-    played = 0
+    commit = Committer(store, done, on_game)
     with tempfile.TemporaryDirectory(prefix="gin-arena-") as scratch:
         base = str(workdir or Path(scratch))
-
-        def commit(rows: Sequence[GameRow]) -> None:
-            nonlocal played
-            for row in rows:
-                if row.id in done:
-                    continue  # replayed for the bots' sake; committed before
-                done.add(row.id)
-                store.add_game(row)
-                played += 1
-                if on_game:
-                    on_game(row)
 
         if concurrency <= 1 or len(tasks) <= 1:
             global _finished  # noqa: PLW0603 - the one place that sets it in this process
@@ -565,7 +575,7 @@ def run(
                     commit(run_task(data, task, base, venue))
             finally:
                 _finished = None
-            return played
+            return commit.played
         rows: multiprocessing.queues.Queue[GameRow] = _CONTEXT.Queue()
         runner = _Runner(data, base, venue, commit, rows)
         queue: Iterator[Task] = iter(tasks)
@@ -580,7 +590,7 @@ def run(
                     pool.shutdown(wait=True, cancel_futures=True)
                     continue
                 runner.close(pool)
-                return played
+                return commit.played
             except BaseException:
                 # Killed workers may have left half a row in the queue: it is not read again.
                 _stop_workers(pool)

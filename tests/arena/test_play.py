@@ -18,6 +18,10 @@ from typing import Any
 
 import pytest
 from arena_support import ROOT, cli_env
+
+# rich is a dependency of the package (pip install -e '.[test]' brings it); in an interpreter
+# without it, these tests are skipped with the reason instead of stopping the whole collection.
+pytest.importorskip("rich", reason="rich is not installed: pip install -e '.[test]'")
 from rich.console import Console, RenderableType
 
 from arena import play_cmd

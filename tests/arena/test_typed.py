@@ -199,7 +199,9 @@ def test_the_request_line_written_from_a_decision_is_the_encoded_message(
     mode: Mode, preset: str
 ) -> None:
     connections = [Writer(f"bot{k}") for k in range(mode.players)]
-    referee = Referee(PRESETS[preset].replace(game_target=60), Clock(move=5.0, bank=3.25))
+    referee = Referee(
+        PRESETS[preset].replace(game_target=60, hand_limit=6), Clock(move=5.0, bank=3.25)
+    )
     outcome = referee.play_game(connections, 11, mode=mode, names=[c.name for c in connections])
     assert outcome.error is None, outcome.error
     # Hands of blind play are mostly drawn: with three players the same two may play them all.
