@@ -9,7 +9,8 @@ that runs it. Inside, the bot has:
   ``/proc``), has no network but a loopback of its own, and all its descendants die with it;
 - no capabilities (``--cap-drop ALL`` when the referee runs as root);
 - a read-only view of the system (``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc``, ``/opt``),
-  of this Python (``sys.base_prefix``, ``sys.prefix``), of the bot's program, interpreter and
+  of this Python (``sys.base_prefix``, ``sys.prefix``) and of the SDK's packages (``bots``,
+  ``engine``, ``protocol``, wherever they are installed), of the bot's program, interpreter and
   file arguments, of its ``cwd`` and ``PYTHONPATH``, and of any ``read_only`` extras;
 - its private working directory, writable, at its own path (``HOME`` and ``TMPDIR``), an empty
   ``/tmp`` and a minimal ``/dev``;
@@ -146,7 +147,7 @@ class Sandbox:
                 links.append(Path(link))
             elif os.path.isdir(link):
                 visible.append(Path(link))
-        visible += [Path(sys.base_prefix), Path(sys.prefix)]
+        visible += [Path(sys.base_prefix), Path(sys.prefix), *sdk_paths()]
         visible += _program_paths(argv[0], start, env)
         for arg in argv[1:]:
             path = _absolute(Path(arg), start)
@@ -196,6 +197,18 @@ class Sandbox:
 
         opts += ["--bind", str(workdir), str(workdir), "--chdir", str(start)]
         return opts
+
+
+@functools.cache
+def sdk_paths() -> tuple[Path, ...]:
+    """The directories of the packages a Python bot written with the SDK imports (``bots``,
+    ``engine``, ``protocol``): inside this Python's prefix when installed, but anywhere in an
+    editable install of a checkout, whose other files stay hidden."""
+    import bots
+    import engine
+    import protocol
+
+    return tuple(Path(str(p.__file__)).resolve().parent for p in (bots, engine, protocol))
 
 
 def _absolute(path: Path, base: Path | None = None) -> Path:

@@ -49,11 +49,12 @@ class View:
 
     ``seen`` is the bot's observation in the engine's own form (:class:`engine.hand.Observation`,
     the same values as the request's ``observation``), ``legal`` the legal actions as the
-    engine's constants. A bot run by the referee in its own process is shown its observation
-    straight from the engine, and the request message (``request``, ``observation``) is only
-    built if the bot asks for it; a bot over stdio gets the decoded request, converted."""
+    engine's constants, ``scores`` the game scores by seat (its own at ``seat``) and ``target``
+    the score that wins the game. A bot run by the referee in its own process is shown its
+    observation straight from the engine, and the request message (``request``, ``observation``)
+    is only built if the bot asks for it; a bot over stdio gets the decoded request, converted."""
 
-    __slots__ = ("_history", "_make", "_request", "legal", "rules", "seen")
+    __slots__ = ("_history", "_make", "_request", "legal", "rules", "scores", "seen", "target")
 
     def __init__(
         self,
@@ -61,11 +62,18 @@ class View:
         rules: Rules,
         legal: tuple[EngineAction, ...],
         request: m.Request | Callable[[], m.Request],
+        *,
+        scores: tuple[int, ...],
+        target: int,
     ) -> None:
-        """``request``: the message, or how to make it when it is first asked for."""
+        """``request``: the message, or how to make it when it is first asked for; ``scores``
+        the game scores by seat as the bot sees them (its own at ``seen.player``), ``target`` the
+        score that wins the game."""
         self.seen = seen
         self.rules = rules
         self.legal = legal
+        self.scores = scores
+        self.target = target
         if isinstance(request, m.Request):
             self._request: m.Request | None = request
             self._make: Callable[[], m.Request] | None = None
@@ -95,7 +103,8 @@ class View:
             show_down=None,
             result=None,
         )
-        return cls(seen, rules, tuple(map(engine_action, request.legal)), request)
+        legal = tuple(map(engine_action, request.legal))
+        return cls(seen, rules, legal, request, scores=tuple(obs.scores), target=obs.target)
 
     @classmethod
     def of_json(cls, data: dict[str, Any], rules: Rules, history: bytes | None = None) -> View:
@@ -128,8 +137,10 @@ class View:
             )
         )
         legal = tuple(map(action_of_json, data["legal"]))
+        scores, target = tuple(obs["scores"]), obs["target"]
         if history is None:
-            view = cls(seen, rules, legal, partial(m.Request.model_validate, data))
+            make = partial(m.Request.model_validate, data)
+            view = cls(seen, rules, legal, make, scores=scores, target=target)
             view._history = partial(_history_of_json, obs.get("history", ()))
             return view
 
@@ -142,7 +153,7 @@ class View:
         def request() -> m.Request:
             return m.Request.model_validate({**data, "observation": {**obs, "history": entries()}})
 
-        view = cls(seen, rules, legal, request)
+        view = cls(seen, rules, legal, request, scores=scores, target=target)
         view._history = lambda: _history_of_json(entries())
         return view
 
@@ -155,6 +166,9 @@ class View:
         view.seen = seat_zero_observation(seen) if decision.relabel else seen
         view.rules = rules
         view.legal = tuple(decision.legal)
+        scores = tuple(decision.scores)
+        view.scores = scores[::-1] if decision.relabel else scores
+        view.target = decision.target
         view._request = None
         view._make = partial(request_model, decision)
         view._history = partial(told, decision)
