@@ -1,45 +1,14 @@
 """Observations as numpy arrays and actions as integer ids: the layout the reinforcement-learning
 environments (:mod:`arena.rl`) train on and :mod:`bots.policy` plays with, the same in both.
 
+An action id is ``0-51`` discard card ``id``, ``52-103`` knock discarding card ``id - 52`` (the
+engine's best melds, R20), then draw stock, draw discard, pass and big gin (:data:`ACTIONS` maps
+an id to the engine's action). An observation is a ``float32`` vector: five planes of 52 values
+indexed by card (hand, opponent's known cards, pile order, pile top, card taken this turn) and
+nine scalars, at the offsets below. docs/RL.md has both tables ("The observation", "The
+actions"); tests/rl/test_rl_docs.py holds them to these constants.
+
 Needs numpy (``pip install 'gin-rummy-arena[rl]'``).
-
-**Actions** are ids ``0 .. ACTION_COUNT - 1`` (:data:`ACTIONS` maps an id to the engine's action):
-
-=========  ================================================================================
-id         action
-=========  ================================================================================
-0-51       discard card ``id`` (cards are the engine's ints: ``suit * 13 + rank - 1``,
-           suits clubs, diamonds, hearts, spades; ``engine.CARD_NAMES[id]`` names it)
-52-103     knock, discarding card ``id - 52``; the melds are the engine's best arrangement
-           (R20: the least deadwood)
-104        draw from the stock
-105        draw from the discard pile (take the upcard, the first upcard included)
-106        pass on the first upcard
-107        big gin: knock with all eleven cards melded, no discard (only where O6 allows it)
-=========  ================================================================================
-
-**Observations** are ``float32`` vectors of :data:`OBSERVATION_SIZE` values, all in ``[0, 1]``,
-made from the player's own :class:`engine.hand.Observation` and the game scores only, so they
-carry nothing the player may not know. Five planes of 52 values, indexed by card id, then nine
-scalars (the offsets are the constants below):
-
-=====================  ======================================================================
-``HAND`` (0)           1 for each card in the player's hand
-``OPPONENT_KNOWN``     1 for each card the opponent took from the discard pile and still holds
-(52)
-``PILE`` (104)         the discard pile in order: ``(i + 1) / 32`` for the card ``i`` places
-                       above the bottom (the first upcard is ``1 / 32`` until taken), 0 for a
-                       card not in the pile
-``TOP`` (156)          1 for the top card of the discard pile (the one a draw from it takes)
-``TAKEN`` (208)        1 for the card taken from the discard pile this turn (under R8 it may
-                       not be discarded this turn)
-``STOCK`` (260)        cards left in the stock / 32
-``PHASE`` (261-263)    one-hot: first upcard, draw, discard
-``KNOCK_LIMIT`` (264)  the deadwood a knock may have / 10 (0: gin only)
-``SCORES`` (265-266)   the player's game score / target, the opponent's / target (capped at 1)
-``DEALER`` (267)       1 when the player dealt this hand
-``TURN`` (268)         turns played in the hand / 100 (capped at 1)
-=====================  ======================================================================
 """
 
 from __future__ import annotations

@@ -12,9 +12,11 @@ game's bonuses (R16) the same way, so an agent's rewards over a game add up to i
 minus its opponent's. With ``reward="game"``: +1 for the winner of the episode (the game, or the
 hand), -1 for the loser, 0 for both in a drawn one, given when it ends.
 
-An action whose mask entry is 0 raises :class:`IllegalAction` (with the rule it breaks) in the
-raw environment; :func:`env` wraps it so that it ends the episode instead, as a forfeit, with the
-mover's reward ``illegal_reward`` (default: -1, or minus the target with points).
+An action whose mask entry is 0 raises :class:`IllegalAction` (with the rule it breaks) in
+:class:`raw_env`; in :func:`env` (``illegal="forfeit"``) the mover forfeits instead, as in the
+arena: the episode ends, the mover's reward is ``-forfeit`` and its opponent's ``+forfeit``
+(default: the target with points rewards, else 1), and ``info["forfeit"]`` says why. Both check
+their calls themselves (no PettingZoo wrappers, which would cost more than the game's own step).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ try:
     import numpy as np
     import numpy.typing as npt
     from pettingzoo import AECEnv
-    from pettingzoo.utils import wrappers
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "arena.rl needs the reinforcement-learning extra: pip install 'gin-rummy-arena[rl]'"
@@ -50,6 +51,7 @@ from engine.rules import Rules
 
 Episode = Literal["game", "hand"]
 Reward = Literal["points", "game"]
+Illegal = Literal["raise", "forfeit"]
 
 AGENTS: Final = ("player_0", "player_1")
 _NO_ACTIONS: Final = np.zeros(ACTION_COUNT, dtype=np.int8)
@@ -80,7 +82,8 @@ def check_choice(episode: str, reward: str) -> None:
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[misc]  # noqa: N801
-    """The environment without PettingZoo's checking wrappers (see :func:`env`)."""
+    """The environment (see the module). ``illegal``: what an action the mask forbids does,
+    ``"raise"`` :class:`IllegalAction` or ``"forfeit"`` the game (worth ``forfeit``)."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads it from the class
         "name": "gin_rummy_arena_v0",
@@ -96,14 +99,22 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         episode: Episode = "game",
         reward: Reward = "points",
         render_mode: str | None = None,
+        illegal: Illegal = "raise",
+        forfeit: float | None = None,
     ) -> None:
         super().__init__()
         check_choice(episode, reward)
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"bad render_mode {render_mode!r}: choose 'human', 'ansi' or None")
+        if illegal not in ("raise", "forfeit"):
+            raise ValueError(f"bad illegal {illegal!r}: choose 'raise' or 'forfeit'")
         self.rules = rules_of(rules, options)
         self.episode = episode
         self.reward_kind = reward
+        self.illegal = illegal
+        if forfeit is None:
+            forfeit = float(self.rules.game_target) if reward == "points" else 1.0
+        self.forfeit = forfeit
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         space = observation_space()
@@ -167,26 +178,22 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         return view
 
     def step(self, action: int | None) -> None:
+        game = self.game
+        if game is None:
+            raise RuntimeError("the environment has no game yet: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
-        assert game is not None
         hand = game.hand
         if action is None or not 0 <= action < ACTION_COUNT:
             raise ValueError(f"bad action {action!r} for {agent}: ids are 0 to {ACTION_COUNT - 1}")
         if not self._mask[action]:
-            legal = ", ".join(describe(int(a)) for a in np.flatnonzero(self._mask))
-            try:  # the engine's checked entry point names the rule it breaks
-                hand.copy().apply(ACTIONS[action])
-            except IllegalAction as error:
-                raise IllegalAction(
-                    error.rule,
-                    f"{agent} chose {describe(int(action))}: {error.reason}; legal: {legal}",
-                    ACTIONS[action],
-                ) from None
-            raise RuntimeError(f"the mask forbids {describe(int(action))} but the engine allows it")
+            error = self._illegal(agent, int(action))
+            if self.illegal == "raise":
+                raise error
+            self._forfeited(agent, error)
+            return
         self._cumulative_rewards[agent] = 0.0
         chosen_action = ACTIONS[action]
         hand.apply_unchecked(chosen_action)
@@ -199,6 +206,34 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # type: ignore[mi
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _illegal(self, agent: str, action: int) -> IllegalAction:
+        """Why ``action`` is illegal now: the engine's checked entry point names the rule."""
+        assert self.game is not None
+        legal = ", ".join(describe(int(a)) for a in np.flatnonzero(self._mask))
+        try:
+            self.game.hand.copy().apply(ACTIONS[action])
+        except IllegalAction as error:
+            return IllegalAction(
+                error.rule,
+                f"{agent} chose {describe(action)}: {error.reason}; legal: {legal}",
+                ACTIONS[action],
+            )
+        raise RuntimeError(f"the mask forbids {describe(action)} but the engine allows it")
+
+    def _forfeited(self, agent: str, error: IllegalAction) -> None:
+        """``agent`` forfeits the game (an illegal action): the episode ends."""
+        other = AGENTS[1 - AGENTS.index(agent)]
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {agent: -self.forfeit, other: self.forfeit}
+        self.terminations = dict.fromkeys(AGENTS, True)
+        forfeit = {"by": agent, "rule": error.rule, "message": error.reason}
+        for each in AGENTS:
+            self.infos[each]["forfeit"] = forfeit
+        self._last = f"{agent} forfeits: {error}"
+        self._mask = _NO_ACTIONS
+        self._views = dict.fromkeys(AGENTS, None)
+        self._accumulate_rewards()
 
     def _hand_over(self, game: Game, result: HandResult) -> None:
         before = game.scores[0] - game.scores[1]
@@ -275,19 +310,20 @@ def env(
     episode: Episode = "game",
     reward: Reward = "points",
     render_mode: str | None = None,
-    illegal_reward: float | None = None,
-) -> AECEnv[str, dict[str, npt.NDArray[Any]], int]:
-    """The environment with PettingZoo's usual wrappers: an illegal action ends the episode with
-    ``illegal_reward`` to its mover (default -1, or minus the target with points rewards), an
-    action out of range is an error, and calls out of order are errors."""
-    raw = raw_env(rules, options=options, episode=episode, reward=reward, render_mode=render_mode)
-    if illegal_reward is None:
-        illegal_reward = -float(raw.rules.game_target) if reward == "points" else -1.0
-    wrapped: AECEnv[str, dict[str, npt.NDArray[Any]], int] = wrappers.TerminateIllegalWrapper(
-        raw, illegal_reward=illegal_reward
+    forfeit: float | None = None,
+) -> raw_env:
+    """The environment to train in: an action the mask forbids forfeits the game (the mover's
+    reward ``-forfeit``, its opponent's ``+forfeit``; by default the target with points rewards,
+    else 1) instead of raising."""
+    return raw_env(
+        rules,
+        options=options,
+        episode=episode,
+        reward=reward,
+        render_mode=render_mode,
+        illegal="forfeit",
+        forfeit=forfeit,
     )
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
 
 
 __all__ = ["AGENTS", "env", "observation_space", "raw_env", "rules_of"]

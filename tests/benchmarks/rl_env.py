@@ -7,12 +7,11 @@ process, in rounds that take them in turn so that a loaded machine slows all ali
 the median of the rounds (the best is printed too). A step is one decision of a player, the cost
 of dealing and of resetting at an episode's end included. The rows:
 
-- gin-rummy-arena, ``arena.rl.aec.raw_env()`` (PettingZoo AEC, an episode is a game to the
-  target): ``agent_iter()``, ``last()`` (the observation vector and the action mask), a random
-  action among the mask's ones, ``step(action)``; the ``step(None)`` of the finished agents at an
-  episode's end are not counted;
-- gin-rummy-arena, ``arena.rl.aec.env()``: the same loop through PettingZoo's checking wrappers
-  (illegal actions end the episode, out-of-range actions and calls out of order are errors);
+- gin-rummy-arena, ``arena.rl.aec.env()`` (PettingZoo AEC, an episode is a game to the target;
+  an illegal action would forfeit it): ``agent_iter()``, ``last()`` (the observation vector and
+  the action mask), a random action among the mask's ones, ``step(action)``; the ``step(None)``
+  of the finished agents at an episode's end are not counted;
+- the same with ``env(episode="hand")``: an episode is one hand, as the peers' are;
 - gin-rummy-arena, ``arena.rl.single.SeatEnv("random")`` (Gymnasium): one seat against the
   built-in random bot, in this process, through the arena's referee; ``reset()`` and
   ``step(action)``. Only the learner's steps are counted: the opponent's moves are made (and
@@ -55,8 +54,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 from peers import machine, version_of  # noqa: E402
 
-from arena.rl.aec import env as wrapped_env  # noqa: E402
-from arena.rl.aec import raw_env  # noqa: E402
+from arena.rl.aec import env  # noqa: E402
 from arena.rl.single import SeatEnv  # noqa: E402
 
 SEED = 1
@@ -138,8 +136,8 @@ def seat_steps() -> Generator[None, None, None]:
 def our_rows() -> list[Row]:
     both = "decisions of both players"
     return [
-        Row(OURS, "PettingZoo AEC, raw_env() (episode: a game)", both, aec_steps(raw_env())),
-        Row(OURS, "PettingZoo AEC, env(): checking wrappers", both, aec_steps(wrapped_env())),
+        Row(OURS, "PettingZoo AEC, env() (episode: a game)", both, aec_steps(env())),
+        Row(OURS, "PettingZoo AEC, env(episode='hand')", both, aec_steps(env(episode="hand"))),
         Row(
             OURS,
             "Gymnasium SeatEnv('random'), referee in a thread",
@@ -248,7 +246,8 @@ def table(rows: list[Row], rounds: int) -> list[dict[str, Any]]:
     """Print the table; return its rows. Ratios are of the medians."""
     rlcard = next((r for r in rows if r.name == RLCARD), None)
     openspiel = next((r for r in rows if r.name == OPENSPIEL), None)
-    print(f"\n# RL environments side by side: random play, median of {rounds} rounds\n")
+    rounds_text = f"{rounds} rounds" if rounds != 1 else "1 round"
+    print(f"\n# RL environments side by side: random play, median of {rounds_text}\n")
     print(
         "| environment | how | a step is | steps/s (median) | best | vs RLCard env | vs OpenSpiel |"
     )

@@ -29,6 +29,7 @@ from engine.deck import SplitMix64  # noqa: E402
 @pytest.mark.parametrize("reward", ["points", "game"])
 def test_pettingzoo_api_and_seed_tests(episode: Any, reward: Any) -> None:
     api_test(env(episode=episode, reward=reward), num_cycles=300)
+    api_test(raw_env(episode=episode, reward=reward), num_cycles=100)
     seed_test(lambda: env(episode=episode, reward=reward), num_cycles=300)
 
 
@@ -90,9 +91,7 @@ def test_a_hand_episode_ends_with_the_hand_and_pays_its_points() -> None:
             assert totals[AGENTS[1 - result.winner]] == -result.points
 
 
-def test_an_illegal_action_names_its_rule_or_ends_the_episode_when_wrapped(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_an_illegal_action_names_its_rule_or_forfeits() -> None:
     aec = raw_env()
     aec.reset(seed=3)
     mover = aec.agent_selection
@@ -105,13 +104,24 @@ def test_an_illegal_action_names_its_rule_or_ends_the_episode_when_wrapped(
     with pytest.raises(ValueError, match="ids are 0 to 107"):
         aec.step(500)
 
-    wrapped = env()
-    wrapped.reset(seed=3)
-    mover = wrapped.agent_selection
-    wrapped.step(forbidden)
-    assert "Illegal move" in caplog.text
-    assert all(wrapped.terminations.values())
-    assert wrapped.rewards[mover] == -100.0
+    for reward, worth in (("points", 100.0), ("game", 1.0)):
+        training = env(reward=reward)
+        training.reset(seed=3)
+        mover = training.agent_selection
+        other = AGENTS[1 - AGENTS.index(mover)]
+        training.step(forbidden)
+        assert all(training.terminations.values())
+        assert training.rewards == {mover: -worth, other: worth}
+        assert training.infos[other]["forfeit"]["rule"] == "R6"
+        assert not training.observe(mover)["action_mask"].any()
+        totals = dict.fromkeys(AGENTS, 0.0)
+        for agent in training.agent_iter():
+            totals[agent] += training.last()[1]
+            training.step(None)
+        assert totals == {mover: -worth, other: worth}
+    assert env(forfeit=7.5).forfeit == 7.5
+    with pytest.raises(RuntimeError, match="reset"):
+        env().step(0)
 
 
 def test_discarding_the_card_just_taken_is_r8() -> None:
