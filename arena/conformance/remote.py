@@ -25,6 +25,8 @@ LINE_LIMIT: Final = 1 << 20
 """The longest response line read (1 MiB): a longer one is an error."""
 STDERR_KEPT: Final = 2000
 """How much of the adapter's standard error an error quotes, from its end."""
+QUIT_WAIT: Final = 1.0
+"""Seconds an adapter has to exit after ``quit`` before it is killed."""
 
 
 class AdapterError(RuntimeError):
@@ -105,7 +107,7 @@ class AdapterProcess:
                 raise self._failed(f"wrote a line over {LINE_LIMIT} bytes")
             left = deadline - time.monotonic()
             if left <= 0 or not poller.poll(left * 1000):
-                raise self._failed(f"did not answer within {self.timeout:g} s")
+                raise self._failed(f"did not answer within {self.timeout:g} s", hung=True)
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
@@ -126,10 +128,11 @@ class AdapterProcess:
         code = proc.returncode
         return "still running" if code is None else f"exit code {code}"
 
-    def _failed(self, what: str) -> AdapterError:
-        """Stop the process (the next call starts it afresh) and describe the failure."""
+    def _failed(self, what: str, hung: bool = False) -> AdapterError:
+        """Stop the process (the next call starts it afresh; one that ``hung`` is killed at once:
+        it would not answer quit either) and describe the failure."""
         note = self._stderr_tail()
-        self.close()
+        self.close(wait=0.0 if hung else QUIT_WAIT)
         return AdapterError(f"the adapter {what}" + (f"; its stderr ends: {note}" if note else ""))
 
     def _stderr_tail(self) -> str:
@@ -140,8 +143,10 @@ class AdapterProcess:
         self._stderr.seek(max(0, size - STDERR_KEPT))
         return self._stderr.read().decode("utf-8", "replace").strip()
 
-    def close(self) -> None:
-        """Ask the adapter to quit, then make sure it is gone."""
+    def close(self, wait: float | None = None) -> None:
+        """Ask the adapter to quit, give it ``wait`` seconds (default :data:`QUIT_WAIT`), then
+        make sure it is gone."""
+        wait = QUIT_WAIT if wait is None else wait
         proc, self._proc = self._proc, None
         if proc is None:
             return
@@ -150,7 +155,7 @@ class AdapterProcess:
             proc.stdin.write(b'{"op":"quit"}\n')
             proc.stdin.close()
         try:
-            proc.wait(1.0)
+            proc.wait(wait)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, 9)

@@ -53,6 +53,7 @@ def test_games_per_pair_is_even_and_covers_the_request() -> None:
     assert memory.games_per_pair(1) == 2
 
 
+@pytest.mark.slow  # a few seconds of bot processes: the slow lane runs it
 def test_tiny_run_writes_every_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report_path = tmp_path / "memory.json"
     code = memory.main(["--hands", "300", "--games", "12", "--json", str(report_path)])
