@@ -9,7 +9,7 @@ source; ``docs/record.schema.json`` is generated from them. See docs/RECORDS.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Annotated, Any, Literal
@@ -270,50 +270,62 @@ def read_lines(path: Path) -> Iterator[tuple[int, RecordLine]]:
     except OSError as error:
         raise RecordError(f"cannot read record {str(path)!r}: {error.strerror}") from None
     with stream:
-        for number, text in enumerate(stream, 1):
-            if not text.strip():
-                continue
-            try:
-                yield number, LINE_ADAPTER.validate_json(text)
-            except pydantic.ValidationError as error:
-                first = error.errors()[0]
-                if first["loc"] == ("game", "format"):
-                    raise RecordError(
-                        f"{path}:{number}: record format {first['input']!r} is not one this "
-                        f"gin-arena reads (1 to {RECORD_FORMAT}): read it with the version that "
-                        "wrote it, or a newer one"
-                    ) from None
-                where = ".".join(str(p) for p in first["loc"])
+        try:
+            yield from parse_lines(stream, str(path))
+        except UnicodeDecodeError as error:
+            raise RecordError(f"{path}: not UTF-8 text ({error.reason})") from None
+
+
+def parse_lines(lines: Iterable[str], where: str) -> Iterator[tuple[int, RecordLine]]:
+    """Every line of a record's text, validated, with its line number; errors name ``where``
+    (a file, or a game of a database) and the line."""
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            yield number, LINE_ADAPTER.validate_json(text)
+        except pydantic.ValidationError as error:
+            first = error.errors()[0]
+            if first["loc"] == ("game", "format"):
                 raise RecordError(
-                    f"{path}:{number}: not a record line ({where}: {first['msg']})"
+                    f"{where}:{number}: record format {first['input']!r} is not one this "
+                    f"gin-arena reads (1 to {RECORD_FORMAT}): read it with the version that "
+                    "wrote it, or a newer one"
                 ) from None
-            except UnicodeDecodeError:
-                raise RecordError(f"{path}:{number}: not UTF-8 text") from None
+            loc = ".".join(str(p) for p in first["loc"])
+            raise RecordError(
+                f"{where}:{number}: not a record line ({loc}: {first['msg']})"
+            ) from None
 
 
 def read_games(path: Path) -> list[RecordedGame]:
     """Group a record's lines into games; structural errors name the line."""
+    return group_games(read_lines(path), str(path))
+
+
+def group_games(lines: Iterable[tuple[int, RecordLine]], where: str) -> list[RecordedGame]:
+    """Group record lines (:func:`read_lines`, :func:`parse_lines`) into games."""
     games: list[RecordedGame] = []
     hand: RecordedHand | None = None
-    for number, line in read_lines(path):
+    for number, line in lines:
         game = games[-1] if games else None
         if isinstance(line, GameLine):
             games.append(RecordedGame(number, line))
             hand = None
             continue
         if game is None or game.end is not None:
-            raise RecordError(f"{path}:{number}: a {line.type} line outside a game")
+            raise RecordError(f"{where}:{number}: a {line.type} line outside a game")
         if isinstance(line, HandLine):
             hand = RecordedHand(line)
             game.hands.append((number, hand))
         elif isinstance(line, GameEndLine):
             game.end = (number, line)
         elif hand is None or hand.end is not None:
-            raise RecordError(f"{path}:{number}: a {line.type} line outside a hand")
+            raise RecordError(f"{where}:{number}: a {line.type} line outside a hand")
         elif isinstance(line, ActionLine):
             hand.actions.append((number, line))
         else:
             hand.end = (number, line)
     if not games:
-        raise RecordError(f"{path}: no game in this record")
+        raise RecordError(f"{where}: no game in this record")
     return games
