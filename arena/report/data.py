@@ -58,16 +58,17 @@ class Game:
 
 
 def from_store(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
-    """The bots, games (by id) and configuration of a tournament database."""
+    """The bots, games (by id) and configuration (``rules``, ``mode``) of a tournament
+    database, opened read-only (it may be in use by a running tournament)."""
     from arena.store import StoreError
+    from arena.tournament import Config
 
     try:
         store = Store.open(path, readonly=True)
     except StoreError as error:
         raise ReportError(str(error)) from None
     try:
-        config = store.config()
-        names = list(store.bots())
+        config = Config.from_stored(store.config(), repr(str(path)))
         games = []
         for row in store.games():
             record = None
@@ -78,11 +79,9 @@ def from_store(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
                 except RecordError as error:
                     raise ReportError(f"{error}: the database was changed by hand") from None
             games.append(Game(row, record))
-    except StoreError as error:
-        raise ReportError(str(error)) from None
     finally:
         store.close()
-    return names, games, config
+    return config.names(), games, {"rules": config.rules.to_dict(), "mode": str(config.mode)}
 
 
 def from_record(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
