@@ -55,6 +55,9 @@ _SYSTEM_SECRETS: Final = (
 )
 _SQLITE_COMPANIONS: Final = ("-wal", "-shm", "-journal")
 _ROOT: Final = Path("/")
+_NOT_SHOWN_WHOLE: Final = (_ROOT, Path("/tmp"))
+"""Directories a file argument's own directory may be but that are never shown whole: the
+file alone is."""
 
 
 class SandboxError(ValueError):
@@ -257,19 +260,19 @@ def _ro_binds(paths: Iterable[Path]) -> list[str]:
 
 def _file_paths(path: Path) -> list[Path]:
     """What must be visible to run or read the file ``path``: its directory (the file alone if it
-    lies in ``/``), the same for the file its symbolic links lead to, the virtual environment
-    either lives in, and the interpreter its ``#!`` line names."""
+    lies in ``/`` or ``/tmp``, which are not shown whole), the same for the file its symbolic links
+    lead to, the virtual environment either lives in, and the interpreter its ``#!`` line names."""
     out: list[Path] = []
     for candidate in dict.fromkeys((path, Path(os.path.realpath(path)))):
         folder = candidate.parent
-        out.append(candidate if folder == _ROOT else folder)
+        out.append(candidate if folder in _NOT_SHOWN_WHOLE else folder)
         if (folder.parent / "pyvenv.cfg").is_file():
             out.append(folder.parent)
     interpreter = _shebang(path)
     if interpreter is not None and interpreter != path and interpreter.is_file():
         for candidate in dict.fromkeys((interpreter, Path(os.path.realpath(interpreter)))):
             folder = candidate.parent
-            out.append(candidate if folder == _ROOT else folder)
+            out.append(candidate if folder in _NOT_SHOWN_WHOLE else folder)
             if (folder.parent / "pyvenv.cfg").is_file():
                 out.append(folder.parent)
     return out

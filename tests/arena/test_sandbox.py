@@ -31,7 +31,7 @@ from arena import sandbox as sb
 from arena.connection import BotStartupError, InProcessConnection
 from arena.process import ProcessConnection, python_command
 from arena.referee import Clock, Referee
-from arena.sandbox import SANDBOX_MODES, Sandbox, SandboxError, resolve_sandbox
+from arena.sandbox import SANDBOX_MODES, Sandbox, SandboxError, resolve_sandbox, sdk_paths
 from bots.greedy import GreedyBot
 from engine.rules import HOYLE
 from protocol import messages as m
@@ -124,6 +124,23 @@ def test_the_command_hides_the_arena_and_the_hidden_paths(tmp_path: Path) -> Non
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def test_a_file_argument_in_tmp_is_shown_alone_and_the_sdk_is_shown(tmp_path: Path) -> None:
+    """/tmp is never shown whole (the sandbox has its own): a file argument lying directly in it
+    is shown by itself; the SDK's packages are shown wherever they are installed (an editable
+    install's checkout included)."""
+    import tempfile
+
+    workdir = tmp_path / "arena" / "bot"
+    workdir.mkdir(parents=True)
+    with tempfile.NamedTemporaryFile(dir="/tmp", suffix=".npz") as weights:
+        argv = [sys.executable, str(HOSTILE / "mute.py"), weights.name]
+        options = Sandbox("/usr/bin/bwrap").options(argv, workdir=workdir)
+        binds = {options[i + 1] for i, o in enumerate(options) if o == "--ro-bind"}
+        assert weights.name in binds and "/tmp" not in binds
+    for package in sdk_paths():
+        assert any(package.is_relative_to(b) for b in map(Path, binds)), package
 
 
 # -- real bots ---------------------------------------------------------------------------------

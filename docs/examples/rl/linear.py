@@ -11,14 +11,15 @@ observation, and describes each legal action by :data:`FEATURE_NAMES` (the deadw
 discard, the deadwood a card from the pile would save, ...), computed with the engine's meld
 solver (:mod:`engine.melds`). An action's score (logit) is ``weights @ features``; the policy
 plays the highest score (:func:`best_action`), or samples the softmax of the scores during
-training (:func:`sample_action`). With all weights zero every legal action is equally likely:
-the untrained policy is the ``random`` bot.
+training (:func:`sample_action`). With all weights zero the softmax makes every legal action
+equally likely: the untrained sampling policy plays as the ``random`` bot does.
 
 This file is a module, not a script: see ``train.py`` and ``bot.py`` in this directory.
 """
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -114,6 +115,8 @@ def action_features(
     if observation.shape != (OBSERVATION_SIZE,):
         raise ValueError(f"an observation has {OBSERVATION_SIZE} values, not {observation.shape}")
     legal: IntArray = np.flatnonzero(mask)
+    if not legal.size:
+        raise ValueError("the mask allows no action (the episode is over)")
     features = np.zeros((len(legal), FEATURE_COUNT))
     hand = card_set(observation[HAND:OPPONENT_KNOWN])
     opponent = card_set(observation[OPPONENT_KNOWN:PILE])
@@ -147,6 +150,8 @@ def _draw_features(
     hand: int,
     opponent: int,
 ) -> None:
+    """Fill in the features of a draw: taking the upcard against drawing from the stock (or
+    passing on the first upcard, after which the stock comes next)."""
     now = deadwood(hand)
     seen = hand | opponent | card_set(observation[PILE:TOP])
     unseen = [card for card in range(52) if not seen >> card & 1]
@@ -165,15 +170,15 @@ def _draw_features(
             features[row, STOCK_GAIN] = stock_gain
 
 
-def scores(weights: FloatArray, features: FloatArray) -> FloatArray:
+def logits(weights: FloatArray, features: FloatArray) -> FloatArray:
     """The logit of each action (one row of ``features`` each)."""
     result: FloatArray = features @ weights
     return result
 
 
-def softmax(logits: FloatArray) -> FloatArray:
-    """The probabilities of the softmax of ``logits``."""
-    shifted = np.exp(logits - logits.max())
+def softmax(values: FloatArray) -> FloatArray:
+    """The probabilities of the softmax of ``values``."""
+    shifted = np.exp(values - values.max())
     result: FloatArray = shifted / shifted.sum()
     return result
 
@@ -183,7 +188,7 @@ def best_action(
 ) -> int:
     """The legal action with the highest score (the first such id on a tie)."""
     legal, features = action_features(observation, mask)
-    return int(legal[int(np.argmax(scores(weights, features)))])
+    return int(legal[int(np.argmax(logits(weights, features)))])
 
 
 def sample_action(
@@ -195,7 +200,7 @@ def sample_action(
     """An action drawn from the softmax policy, and the gradient of its log-probability with
     respect to the weights (its features minus their expectation under the policy)."""
     legal, features = action_features(observation, mask)
-    probabilities = softmax(scores(weights, features))
+    probabilities = softmax(logits(weights, features))
     row = int(rng.choice(len(legal), p=probabilities))
     gradient: FloatArray = features[row] - probabilities @ features
     return int(legal[row]), gradient
@@ -211,8 +216,11 @@ def make_policy(weights: FloatArray) -> Policy:
     return policy
 
 
-def save_weights(path: Path, weights: FloatArray, seed: int, iterations: int) -> None:
-    """Write ``weights`` to ``path`` (``.npz``), with the feature names they go with."""
+def save_weights(
+    path: Path, weights: FloatArray, *, seed: int, iterations: int, opponent: str
+) -> None:
+    """Write ``weights`` to ``path`` (``.npz``), with the feature names they go with and how they
+    were trained."""
     with path.open("wb") as file:  # np.savez would add ".npz" to a name without it
         np.savez(
             file,
@@ -220,6 +228,7 @@ def save_weights(path: Path, weights: FloatArray, seed: int, iterations: int) ->
             features=np.array(FEATURE_NAMES),
             seed=np.int64(seed),
             iterations=np.int64(iterations),
+            opponent=np.str_(opponent),
         )
 
 
@@ -227,19 +236,26 @@ def load_weights(path: Path) -> FloatArray:
     """The weights saved in ``path`` by :func:`save_weights`; :class:`WeightsError` saying what is
     wrong with the file otherwise."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if "weights" not in data or "features" not in data:
+        with path.open("rb") as file:
+            if not zipfile.is_zipfile(file):
                 raise WeightsError(
-                    f"{path}: not a weights file of train.py (no 'weights' and 'features' arrays)"
+                    f"{path}: not an .npz file of arrays (train.py --out writes one)"
                 )
-            weights = np.asarray(data["weights"], dtype=np.float64)
-            names = tuple(str(name) for name in data["features"])
+            file.seek(0)
+            with np.load(file, allow_pickle=False) as data:
+                if "weights" not in data or "features" not in data:
+                    raise WeightsError(
+                        f"{path}: not a weights file of train.py (no 'weights' and 'features' "
+                        "arrays)"
+                    )
+                weights = np.asarray(data["weights"], dtype=np.float64)
+                names = tuple(str(name) for name in data["features"])
     except FileNotFoundError:
         raise WeightsError(f"{path}: no such file (train one with train.py --out {path})") from None
     except WeightsError:
         raise
-    except (OSError, ValueError, EOFError) as error:
-        raise WeightsError(f"{path}: not a readable .npz weights file ({error})") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise WeightsError(f"{path}: cannot read the weights ({error})") from None
     if names != FEATURE_NAMES or weights.shape != (FEATURE_COUNT,):
         raise WeightsError(
             f"{path}: weights for the features {list(names)} (shape {weights.shape}), but this "
@@ -259,9 +275,9 @@ __all__ = [
     "best_action",
     "card_set",
     "load_weights",
+    "logits",
     "make_policy",
     "sample_action",
     "save_weights",
-    "scores",
     "softmax",
 ]
