@@ -162,9 +162,11 @@ def build(
             {
                 "rank": rank,
                 "name": r.name,
-                "elo": round(r.elo, 1),
-                "low": round(r.low, 1),
-                "high": round(r.high, 1),
+                # To 0.001: a page that shows whole numbers rounds them as the terminal's table
+                # does (rounding 126.54 to 126.5 first would show 126, not 127).
+                "elo": round(r.elo, 3),
+                "low": round(r.low, 3),
+                "high": round(r.high, 3),
                 "games": table.played_by(r.name, r.games),
                 "wins": r.wins,
                 "losses": r.losses,
@@ -244,7 +246,7 @@ def elo_history(names: Sequence[str], rows: Sequence[GameRow], mode: str) -> dic
         for name in names:
             rating = by_name.get(name)
             played = rating is not None and rating.games > 0
-            series[name].append(round(rating.elo, 1) if played and rating else None)
+            series[name].append(round(rating.elo, 3) if played and rating else None)
     return {"games": marks, "elo": series}
 
 
