@@ -1,0 +1,95 @@
+"""``gin-arena report`` run as a user runs it: a page from a database and from a record, the data
+as JSON, clear errors that leave an earlier report as it was, and the page without matplotlib."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
+from arena_support import run_cli
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("league") / "league.sqlite"
+    done = run_cli("tournament", "--db", str(db), "--games-per-table", "2", "--seed", "9")
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+def test_a_page_of_a_tournament(league: Path, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    done = run_cli("report", "--db", str(league), "-o", str(page))
+    assert done.returncode == 0, done.stderr
+    assert f"report of 6 games written to {page}" in done.stdout
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and 'id="report-data"' in text
+    for section in ("standings", "crosstable", "elo-history", "failures", "move-times", "games"):
+        assert f'id="{section}"' in text
+    mode = stat.S_IMODE(page.stat().st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert mode == 0o666 & ~umask
+    assert not list(tmp_path.glob(".report.html.*")), "no temporary file left"
+
+
+def test_the_data_as_json_and_without_replays(league: Path) -> None:
+    done = run_cli("report", "--db", str(league), "--json", "--no-replays", "-o", "-")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["games"] == 6 and data["replays"] == {}
+    assert not any(game["replay"] for game in data["game_list"])
+    assert {row["name"] for row in data["standings"]} == {"random", "greedy", "strong"}
+
+
+def test_a_page_of_a_match_record(tmp_path: Path) -> None:
+    record = tmp_path / "games.jsonl"
+    done = run_cli("match", "greedy", "random", "--games", "2", "--record", str(record))
+    assert done.returncode == 0, done.stderr
+    done = run_cli("report", "--record", str(record), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr
+    assert "greedy" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_bad_inputs_are_errors_that_keep_an_earlier_report(league: Path, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text("the earlier report", encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n", encoding="utf-8")
+    for args, said in (
+        (["--db", str(tmp_path / "none.sqlite")], "no tournament database"),
+        (["--record", str(bad)], "bad.jsonl:1: not a record line"),
+        (["--record", str(tmp_path / "none.jsonl")], "cannot read record"),
+    ):
+        done = run_cli("report", *args, "-o", str(page))
+        assert done.returncode == 2, done.stdout
+        assert said in done.stderr and "Traceback" not in done.stderr
+        assert page.read_text(encoding="utf-8") == "the earlier report"
+    done = run_cli("report", "--db", str(league), "-o", str(tmp_path / "no" / "dir.html"))
+    assert done.returncode == 2 and "cannot write" in done.stderr
+    done = run_cli("report", "-o", str(page))
+    assert done.returncode == 2 and "--db" in done.stderr
+
+
+def test_without_matplotlib_the_page_says_what_to_install(league: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    # A module that fails to import, first on the path: matplotlib is "not installed".
+    (blocker / "matplotlib.py").write_text("raise ImportError('blocked')\n", encoding="utf-8")
+    from arena_support import cli_env
+
+    env = cli_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(blocker), env["PYTHONPATH"]])
+    page = tmp_path / "plain.html"
+    done = run_cli("report", "--db", str(league), "-o", str(page), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "gin-rummy-arena[report]" in done.stderr
+    text = page.read_text(encoding="utf-8")
+    assert "gin-rummy-arena[report]" in text and 'id="standings-table"' in text
+    assert "<svg" not in text and 'id="plot-elo"' not in text
