@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("numpy")
 encoding = pytest.importorskip("bots.encoding")
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "RL.md"
