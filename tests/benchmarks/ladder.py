@@ -7,6 +7,12 @@ depend on how many processes play them. Prints a Markdown table; ``--json`` writ
     tox -e ladder                                         # the default pairs
     tox -e ladder -- --pairs strong:greedy --games 200    # a quick look
     python tests/benchmarks/ladder.py --json ladder.json  # with the package installed
+    tox -e ladder-peers                                   # against the peers' bots (--peers)
+
+The peers' bots are stdio bots written from docs/PROTOCOL.md alone (tests/benchmarks/peer_bots/):
+``openspiel-simple`` (OpenSpiel's ``make_simple_gin_rummy_bot``) and ``rlcard-novice`` (RLCard's
+``GinRummyNoviceRuleAgent``); they need open-spiel and rlcard installed, as ``tox -e ladder-peers``
+does.
 
 The score is the first bot's share of the games (a game nobody won counts a half). The two games
 of a mirrored deal are not independent, so the 95% interval is the wider of two: the Wilson
@@ -31,9 +37,10 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
-from arena.botspec import resolve
+from arena.botspec import BotSpec, resolve
 from arena.match import Match, game_seeds
 from arena.referee import Clock
 from bots import BUILTIN
@@ -43,6 +50,19 @@ BLOCK = 50
 """Games per unit of work (an even number, so every block holds whole mirrored pairs)."""
 
 DEFAULT_PAIRS = ("strong:greedy", "strong:random", "greedy:random")
+PEER_BOTS = Path(__file__).resolve().parent / "peer_bots"
+PEERS = {
+    "openspiel-simple": (sys.executable, str(PEER_BOTS / "openspiel_simple.py")),
+    "rlcard-novice": (sys.executable, str(PEER_BOTS / "rlcard_novice.py")),
+}
+"""The peers' bots, by name: their command lines."""
+PEER_PAIRS = (
+    "strong:openspiel-simple",
+    "strong:rlcard-novice",
+    "greedy:openspiel-simple",
+    "greedy:rlcard-novice",
+)
+PEER_GAMES = 400
 DEFAULT_GAMES = {"strong:greedy": 1000}
 OTHER_GAMES = 200
 Z95 = 1.959964
@@ -68,7 +88,7 @@ def play_block(pair: str, index: int, games: int, seed: int, move_time: float) -
     """Play one block of mirrored games between the bots of ``pair`` (``"first:second"``)."""
     first, second = pair.split(":")
     match = Match(
-        bots=(resolve(first, name=first), resolve(second, name=second)),
+        bots=(bot_spec(first), bot_spec(second)),
         rules=Rules(),
         clock=Clock(move=move_time),
         games=games,
@@ -89,6 +109,13 @@ def play_block(pair: str, index: int, games: int, seed: int, move_time: float) -
             block.failures[key] = block.failures.get(key, 0) + 1
     block.moves, block.move_seconds, block.slowest_move = _move_times(record.getvalue(), names)
     return block
+
+
+def bot_spec(name: str) -> BotSpec:
+    """A built-in bot (in process) or a peer's bot (a process)."""
+    if name in PEERS:
+        return BotSpec(name, PEERS[name])
+    return resolve(name, name=name)
 
 
 def _move_times(
@@ -211,9 +238,9 @@ def parse_pairs(text: str) -> list[str]:
         if len(names) != 2 or not all(names):
             raise argparse.ArgumentTypeError(f"bad pair {item!r}: write first:second")
         for name in names:
-            if name not in BUILTIN:
+            if name not in BUILTIN and name not in PEERS:
                 raise argparse.ArgumentTypeError(
-                    f"unknown built-in bot {name!r}: choose from {', '.join(BUILTIN)}"
+                    f"unknown bot {name!r}: choose from {', '.join([*BUILTIN, *PEERS])}"
                 )
         if names[0] == names[1]:
             raise argparse.ArgumentTypeError(f"bad pair {item!r}: a bot against itself")
@@ -237,6 +264,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help=f"games per pair, even (default 1000 for strong:greedy, {OTHER_GAMES} otherwise)",
     )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help=f"play the peer pairs ({','.join(PEER_PAIRS)}; {PEER_GAMES} games each) "
+        "instead of the default pairs",
+    )
     parser.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
     parser.add_argument(
         "--move-time", type=float, default=1.0, help="seconds allowed per move (default 1.0)"
@@ -249,9 +282,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games is not None and (args.games < 2 or args.games % 2):
         parser.error("--games must be an even number of at least 2 (games are mirrored)")
 
+    if args.peers:
+        args.pairs = list(PEER_PAIRS)
     tasks: list[tuple[str, int, int, int, float]] = []
     for pair in args.pairs:
-        games = args.games or DEFAULT_GAMES.get(pair, OTHER_GAMES)
+        games = args.games or DEFAULT_GAMES.get(pair, PEER_GAMES if args.peers else OTHER_GAMES)
         seeds = game_seeds(args.seed)
         for index, start in enumerate(range(0, games, BLOCK)):
             tasks.append((pair, index, min(BLOCK, games - start), next(seeds), args.move_time))
