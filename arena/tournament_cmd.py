@@ -44,7 +44,7 @@ from arena.tournament import (
     schedule,
 )
 from arena.tournament import run as play_games
-from bots import BUILTIN
+from bots import DEFAULT_TOURNAMENT
 from engine.modes import Mode
 
 HELP = "a round-robin or gauntlet of bots in any format, resumable, ranked by Elo"
@@ -52,7 +52,9 @@ DESCRIPTION = f"""\
 Play a tournament and print the standings: Elo from a Bradley-Terry fit over all games, with 95%
 intervals, the likelihood of superiority (LOS) over the next bot, and failure counts.
 
-With no arguments: a round-robin of the built-in bots ({", ".join(BUILTIN)}).
+With no bots named: a round-robin of the quick built-in bots ({", ".join(DEFAULT_TOURNAMENT)}). The
+`search` bot takes some 20 times as long a move: name the bots to include it, e.g.
+--bot strong=strong --bot search=search.
 
 examples:
   gin-arena tournament
@@ -230,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
             store.close()
             raise
     else:
-        bots = given.pop("bots", None) or tuple(resolve(name) for name in BUILTIN)
+        bots = given.pop("bots", None) or tuple(resolve(name) for name in DEFAULT_TOURNAMENT)
         config = new_config(bots, **given)
         db = args.db or Path(datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S.sqlite"))
         if db.exists():

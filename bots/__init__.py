@@ -9,5 +9,10 @@ BUILTIN: Final = {
     "random": "bots.random:RandomBot",
     "greedy": "bots.greedy:GreedyBot",
     "strong": "bots.strong:StrongBot",
+    "search": "bots.search:SearchBot",
 }
 """Built-in bot names and their classes (``module:Class``)."""
+
+DEFAULT_TOURNAMENT: Final = ("random", "greedy", "strong")
+"""The bots of a tournament given none: the quick built-in bots (``search`` thinks up to 0.1 s a
+move, some 20 times as long as ``strong``; name it to add it)."""

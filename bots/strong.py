@@ -418,10 +418,18 @@ class StrongBot(Bot):
 
     def _take_upcard(self, view: View) -> bool:
         """Would the upcard leave a better hand than the expected stock card?"""
-        hand, upcard = view.hand, view.upcard
-        if not might_help(hand, upcard):
+        if not might_help(view.hand, view.upcard):
             return False
         _, _, appraisal, danger = self._situation(view)
+        take, stock = self._draw_scores(view, appraisal, danger)
+        return take < stock
+
+    def _draw_scores(
+        self, view: View, appraisal: Appraisal, danger: Sequence[float]
+    ) -> tuple[float, float]:
+        """The score (lower is better) of the hand after taking the upcard and the best discard,
+        and the expected score after a stock card and the best discard."""
+        hand, upcard = view.hand, view.upcard
         forbidden = 0 if self.rules.discard_taken_card else 1 << upcard
         with_upcard = hand | 1 << upcard
         _, take = best_discard(with_upcard, with_upcard & ~forbidden, appraisal, danger)
@@ -429,7 +437,7 @@ class StrongBot(Bot):
         for card, p in appraisal.stock.draws:
             drawn = hand | 1 << card
             stock += p * best_discard(drawn, drawn, appraisal, danger, self.style.shortlist)[1]
-        return take < stock
+        return take, stock
 
     def first_upcard(self, view: View) -> bool:
         return self._take_upcard(view)

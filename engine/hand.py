@@ -19,6 +19,7 @@ from typing import Final, Literal, NamedTuple, get_args
 
 from engine.cards import (
     CARD_NAMES,
+    FULL_DECK,
     SPADES,
     VALUES,
     Card,
@@ -444,6 +445,92 @@ class Hand:
         other._taken = self._taken
         other._forced_stock = self._forced_stock
         return other
+
+    @classmethod
+    def from_observation(
+        cls,
+        seen: Observation,
+        opponent: int,
+        stock: Sequence[int],
+        rules: Rules = HOYLE,
+    ) -> Hand:
+        """A hypothetical hand for search: what ``seen`` shows, with the cards its player cannot
+        see dealt as given. The opponent holds ``opponent`` (a mask: its known cards and a choice
+        of hidden ones) and the stock is ``stock`` (the top card last, as :attr:`stock`).
+
+        The hand goes on under ``rules`` exactly as a real one would from the same position; only
+        the hidden cards are invented, so the real deal never reaches a bot that searches this
+        way (the one difference: the cards the player itself took from the pile are not marked as
+        known to its opponent). ``seen`` must be a decision of its player (it is to move).
+        Raises ``ValueError`` naming the mismatch unless the cards fit the observation: the
+        opponent's known cards and hand size kept, the stock's size kept, and the hidden cards
+        exactly the ones the player has not seen. A finished hand cannot be continued.
+
+        >>> real = Hand(dealer=0, seed=7)
+        >>> seen = real.observation(1)
+        >>> again = Hand.from_observation(seen, real.hands[0], real.stock)
+        >>> again.legal_actions() == real.legal_actions(), again.hands == real.hands
+        (True, True)
+        """
+        if seen.phase is Phase.FINISHED:
+            raise ValueError("a finished hand cannot be continued")
+        player = seen.player
+        if seen.to_move != player:
+            raise ValueError(
+                f"player {player} is not to move: a hand is continued from its player's decision"
+            )
+        pile = 0
+        for card in seen.discard_pile:
+            pile |= 1 << card
+        stock_mask = 0
+        for card in stock:
+            stock_mask |= 1 << card
+        hidden = FULL_DECK & ~(seen.hand | pile)
+        if opponent & ~hidden or opponent & seen.opponent_known != seen.opponent_known:
+            raise ValueError(
+                f"the opponent's cards {format_cards(opponent)} must include its known cards "
+                f"{format_cards(seen.opponent_known)} and none of the player's or the pile's"
+            )
+        if opponent.bit_count() != seen.opponent_hand_size:
+            raise ValueError(
+                f"the opponent holds {seen.opponent_hand_size} cards, not {opponent.bit_count()}"
+            )
+        if len(stock) != seen.stock_size or stock_mask.bit_count() != len(stock):
+            raise ValueError(
+                f"the stock must be {seen.stock_size} different cards, not {len(stock)} "
+                f"({stock_mask.bit_count()} different)"
+            )
+        if stock_mask | opponent != hidden or stock_mask & opponent:
+            raise ValueError(
+                "the opponent's cards and the stock must be exactly the cards the player has "
+                f"not seen: {format_cards(hidden)}"
+            )
+        hand = cls.__new__(cls)
+        hand.rules = rules
+        hand.dealer = seen.dealer
+        hand.deck = ()  # the real order is not known; a hypothetical hand has none
+        hands = [0, 0]
+        hands[player] = seen.hand
+        hands[1 - player] = opponent
+        hand.hands = hands
+        hand.first_upcard = seen.first_upcard
+        hand.pile = list(seen.discard_pile)
+        hand.stock = list(stock)
+        hand.phase = seen.phase
+        hand.to_move = seen.to_move
+        hand.turn = seen.turn
+        known = [0, 0]
+        known[1 - player] = seen.opponent_known
+        hand.known = known  # the player's own taken cards show only in the opponent's view
+        hand.history = []
+        hand.result = None
+        hand.knock_limit = seen.knock_limit
+        first = seen.phase is Phase.FIRST_UPCARD
+        hand._passes = 1 if first and seen.to_move == seen.dealer else 0
+        taken = seen.taken_card
+        hand._taken = -1 if taken is None else taken
+        hand._forced_stock = seen.phase is Phase.DRAW and seen.turn == 0  # both passed (R6)
+        return hand
 
     def cards_in_play(self) -> int:
         """All cards in hands, stock and pile: always the full deck (a conservation check)."""

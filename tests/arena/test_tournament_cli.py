@@ -24,7 +24,7 @@ import pytest
 from arena.botspec import BotSpec
 from arena.store import Store
 from arena.tournament import Config
-from bots import BUILTIN
+from bots import DEFAULT_TOURNAMENT
 
 ROOT = Path(__file__).resolve().parents[2]
 GHOST = "/nonexistent/gin-arena-test/ghost-bot"
@@ -653,12 +653,12 @@ def run_default_tournament(tmp_path: Path, *options: str) -> tuple[int, float]:
     done = gin_arena(tmp_path, "tournament", *options)
     seconds = time.monotonic() - began
     assert done.returncode == 0, done.stderr
-    n = len(BUILTIN)
+    n = len(DEFAULT_TOURNAMENT)
     per_pair = Config(bots=(BotSpec("a"), BotSpec("b"))).games_per_pair
     if "--games-per-pair" in options:
         per_pair = int(options[options.index("--games-per-pair") + 1])
     games = per_pair * n * (n - 1) // 2
-    assert done.stdout.startswith(f"round-robin of {n} bots ({', '.join(BUILTIN)}): ")
+    assert done.stdout.startswith(f"round-robin of {n} bots ({', '.join(DEFAULT_TOURNAMENT)}): ")
     assert f"Standings after {games} games" in done.stdout
     (db,) = tmp_path.glob("tournament-*.sqlite")
     assert game_ids(db) == list(range(1, games + 1))

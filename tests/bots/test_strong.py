@@ -105,12 +105,19 @@ def deal(mine: str, theirs: str, upcard: str, stock: str = "") -> list[int]:
 
 
 class Table:
-    """One hand with the strong bot at seat 0 (the non-dealer), driven action by action."""
+    """One hand with the strong bot (or ``bot``) at seat 0 (the non-dealer), driven action by
+    action."""
 
-    def __init__(self, deck: Sequence[int], rules: Rules | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        deck: Sequence[int],
+        rules: Rules | None = None,
+        seed: int = 0,
+        bot: StrongBot | None = None,
+    ) -> None:
         self.rules = rules or Rules()
         self.hand = Hand(self.rules, dealer=1, deck=deck)
-        self.bot = StrongBot(seed)
+        self.bot = StrongBot(seed) if bot is None else bot
         self.bot.handle(Referee(self.rules).hello(0))
         self.bot.handle(
             m.HandStart(
@@ -186,8 +193,8 @@ def test_takes_an_upcard_that_makes_a_meld_and_passes_one_that_does_not() -> Non
     assert table_with_upcard("KC").ask().kind is ActionKind.PASS
 
 
-def table_with_upcard(upcard: str) -> Table:
-    return Table(deal("AC 2C 3C 6D 7D 8D 4H 6H 9S JS", OTHER, upcard))
+def table_with_upcard(upcard: str, bot: StrongBot | None = None) -> Table:
+    return Table(deal("AC 2C 3C 6D 7D 8D 4H 6H 9S JS", OTHER, upcard), bot=bot)
 
 
 def test_knocks_early_declaring_valid_melds() -> None:
