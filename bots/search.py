@@ -58,10 +58,17 @@ from protocol import messages as m
 DEFAULT_BUDGET: Final = 0.1
 """Seconds a move, by default."""
 
-STEPS_PER_SECOND: Final = 40_000
+STEPS_PER_SECOND: Final = 60_000
 """The rate at which a time budget becomes a step budget (actions applied in simulation, a world
-dealt counting as one): a little under what a 2-core shared VM does, so that the step budget,
-not the clock, ends a search there."""
+dealt counting one and a scored show-down :data:`SHOW_DOWN_STEPS`). A 2-core shared VM does 90,000
+to 260,000 a second (median 210,000), so there the step budget, not the clock, ends a search,
+after about 30 ms of the default 0.1 s and 70 ms at most."""
+
+SHOW_DOWN_STEPS: Final = 20
+"""The steps a scored show-down counts for in a rollout: what scoring a knock costs, in actions."""
+
+SEARCH_SHARE: Final = 0.8
+"""The share of a move's budget, from the request, after which no new world is dealt."""
 
 _FINISHED: Final = Phase.FINISHED
 _DISCARD: Final = Phase.DISCARD
@@ -129,8 +136,9 @@ def rollout(hand: Hand, me: int, limit: int = 1 << 30) -> tuple[int, int]:
     """Play ``hand`` on for at most ``limit`` actions, both players with the fast policy: take
     the top of the pile only when it melds and lowers the deadwood, discard the highest card
     among those that leave the least deadwood, knock as soon as the limit allows (big gin and gin
-    included). ``(points for me, actions applied)``: the engine's score if the hand ended, else
-    0. Every action is legal by construction."""
+    included). ``(points for me, steps)``: the engine's score if the hand ended, else
+    0. The actions applied count one step each and a show-down :data:`SHOW_DOWN_STEPS` (the
+    second number), the search's measure of effort. Every action is legal by construction."""
     rules = hand.rules
     forbid_taken = not rules.discard_taken_card
     big_gin = rules.big_gin
@@ -166,6 +174,8 @@ def rollout(hand: Hand, me: int, limit: int = 1 << 30) -> tuple[int, int]:
     assert result is not None
     if result.winner is None:
         return 0, steps
+    # A show-down (arrangements, lay-offs) costs as much as many actions: count it so.
+    steps += SHOW_DOWN_STEPS
     return (result.points if result.winner == me else -result.points), steps
 
 
@@ -188,6 +198,8 @@ class SearchBot(StrongBot):
         """Worlds dealt, over all searches."""
         self.cut_short = 0
         """Searches the wall clock stopped before their step budget."""
+        self.deadline = float("inf")
+        """When the current decision's simulation must stop (``time.perf_counter``)."""
 
     def world(self, view: View, odds: Sequence[float], unseen: int) -> Hand:
         """One world: this position with the cards the bot cannot see dealt anew, the opponent's
@@ -205,7 +217,7 @@ class SearchBot(StrongBot):
         """For each action, the hand points the bot can expect to lose (negative: to win) in the
         next ``horizon`` opponent turns, over the same worlds."""
         effort = self.effort
-        deadline = time.perf_counter() + effort.budget
+        deadline = self.deadline
         limit = 2 + 4 * (effort.horizon - 1)  # a turn is a draw and a discard
         me = view.seat
         losses = [0.0] * len(actions)
@@ -245,6 +257,15 @@ class SearchBot(StrongBot):
         return actions[totals.index(min(totals))]
 
     # -- decisions -----------------------------------------------------------------------------
+
+    def choose(self, view: View) -> Action:
+        # The clock starts with the request: the appraisal and the knock's samples come out of
+        # the same budget, and the simulation stops with a fifth of it to spare.
+        self.deadline = time.perf_counter() + SEARCH_SHARE * self.effort.budget
+        try:
+            return super().choose(view)
+        finally:
+            self.deadline = float("inf")  # a decision method called directly has steps only
 
     def _draw(self, view: View, take: Action, other: Action) -> Action:
         """Take the upcard (``take``) or not (``other``: the stock, or a pass)."""

@@ -7,7 +7,7 @@ depend on how many processes play them. Prints a Markdown table; ``--json`` writ
     tox -e ladder                                         # the default pairs
     tox -e ladder -- --pairs strong:greedy --games 200    # a quick look
     python tests/benchmarks/ladder.py --json ladder.json  # with the package installed
-    tox -e ladder-peers                                   # against the peers' bots (--peers)
+    tox -e ladder-peers                                   # search v strong and the peers' bots
 
 The peers' bots are stdio bots written from docs/PROTOCOL.md alone (tests/benchmarks/peer_bots/):
 ``openspiel-simple`` (OpenSpiel's ``make_simple_gin_rummy_bot``) and ``rlcard-novice`` (RLCard's
@@ -57,6 +57,9 @@ PEERS = {
 }
 """The peers' bots, by name: their command lines."""
 PEER_PAIRS = (
+    "search:openspiel-simple",
+    "search:strong",
+    "search:rlcard-novice",
     "strong:openspiel-simple",
     "strong:rlcard-novice",
     "greedy:openspiel-simple",
