@@ -52,7 +52,10 @@ def play_games(
     return [(line.bot, line.line) for line in lines] + [("winner", w) for w in winners]
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize(
+    "preset",
+    [p if p == "hoyle" else pytest.param(p, marks=pytest.mark.slow) for p in sorted(PRESETS)],
+)
 def test_plays_whole_games_legally_under_every_preset(preset: str) -> None:
     """A discard of the card just taken (R8), a knock above the limit (R9, R18), a bad declared
     meld or a missed big gin would forfeit the game; play_games fails on any failure."""
@@ -112,6 +115,7 @@ def test_every_world_keeps_what_the_bot_has_seen_and_deals_only_the_unseen_cards
     assert len(opponents) > 3 * len(positions)
 
 
+@pytest.mark.slow
 def test_worlds_come_from_the_bots_seed_alone() -> None:
     first, second = Recorder(), Recorder()
     play_games(HOYLE, lambda: first, GreedyBot, [41])
