@@ -2,8 +2,9 @@
 
 The driver (this process) keeps the schedule and the SQLite database, as in a local run; each Ray
 task plays one scheduled task of the tournament (:func:`arena.tournament.run_task`: up to 20
-games of one table, with one set of bot processes) on whichever node Ray picks, and returns its
-games' rows, which the driver commits as each task comes back, skipping a game committed before.
+games of one table, with one set of bot processes, closed at its end) on whichever node Ray
+picks, and returns its games' rows, which the driver commits as each task comes back, skipping a
+game committed before.
 The games are the same as a local run's with the same seed: a task is a pure function of the
 tournament's configuration and its place in the schedule.
 
@@ -170,11 +171,12 @@ def probe(ray: ModuleType, config: Config, venue: Venue) -> list[Node]:
 
 def _task_here(config_data: dict[str, Any], task: Task, venue: Venue) -> list[GameRow]:
     """On a node: play one task, its bots' logs in ``--logs`` (a path on the node) or in a
-    scratch directory of the node's own."""
+    scratch directory of the node's own. The bots are closed at the end of the task: a Ray
+    worker process outlives the tournament, and would keep them running."""
     if venue.logs is not None:
-        return run_task(config_data, task, venue.logs, venue)
+        return run_task(config_data, task, venue.logs, venue, keep=False)
     with tempfile.TemporaryDirectory(prefix="gin-arena-") as scratch:
-        return run_task(config_data, task, scratch, venue)
+        return run_task(config_data, task, scratch, venue, keep=False)
 
 
 def run(

@@ -233,6 +233,10 @@ class Match:
     record_tags: dict[str, Any] | None = None
     """Written in each record's game line under ``match`` (default: the match seed and mode)."""
     mode: Mode = Mode.TWO_PLAYER
+    restart_each_game: bool = False
+    """Close every bot after each game, so that each game is played by fresh processes (by
+    default a bot plays every game of the match in one process, and starts afresh only after it
+    failed)."""
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.mode.players:
@@ -270,60 +274,51 @@ class Match:
             games.append(Planned(number, deal_seed, turns[turn]))
         return games
 
+    def lineup(self, workdir: Path) -> Lineup:
+        """This match's bots, not yet started, with their logs and scratch space under
+        ``workdir``: what :meth:`play` plays with, and what a tournament's worker keeps from one
+        task to the next (:meth:`Lineup.fits`)."""
+        referee = Referee(self.rules, self.clock)
+        names = self.names()
+        if self.mode.relative_seats:  # seat 0 in every hand; no single opponent
+            hellos = [referee.hello(0, None, self.mode) for _ in names]
+        else:
+            hellos = [referee.hello(bot, names[1 - bot], self.mode) for bot in range(len(names))]
+        return Lineup(self, workdir, tuple(hellos))
+
     def play(
         self,
         record: IO[str] | None = None,
         on_game: Callable[[GameReport, MatchResult], None] | None = None,
         plan: Sequence[Planned] | None = None,
         keep: bool = True,
+        lineup: Lineup | None = None,
     ) -> MatchResult:
         """Play the whole match (or the games of ``plan``). Raises :class:`MatchError` if a bot
         cannot start. Without ``keep`` the result holds tallies only, not every game's report
-        (``on_game`` still sees each one)."""
+        (``on_game`` still sees each one).
+
+        With ``lineup`` (from :meth:`lineup`, of a match that :meth:`Lineup.fits` this one) the
+        games are played by its bots, started if they are not, and the lineup is left open for
+        the caller to play more games with or close; a bot that failed in the last game is
+        already closed, to be started afresh with the next game. Without it the bots are started
+        here and closed at the end."""
         names = self.names()
-        count = len(names)
         result = MatchResult(names, self.seed, self.rules, mode=self.mode, keep=keep)
         with contextlib.ExitStack() as stack:
-            workdir = self.workdir
-            if workdir is None:
-                workdir = Path(
-                    stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-arena-"))
-                )
+            if lineup is None:
+                workdir = self.workdir
+                if workdir is None:
+                    workdir = Path(
+                        stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-arena-"))
+                    )
+                lineup = self.lineup(workdir)
+                stack.callback(lineup.close)
+            elif not lineup.fits(self, lineup.workdir):
+                raise ValueError("the lineup given to Match.play is of another match")
             referee = Referee(self.rules, self.clock)
-            connections: list[Connection | None] = [None] * count
-            readies = [""] * count
-            authors = [""] * count
-
-            launch = self.launch()
-
-            def connect(bot: int) -> Connection:
-                conn = self.bots[bot].connect(workdir, launch, names[bot])
-                try:
-                    ready = conn.start(hello(bot), self.clock.startup)
-                except BotError as error:
-                    conn.close()
-                    log = log_tail(conn.log_path, kept=self.workdir is not None)
-                    raise MatchError(
-                        f"bot {names[bot]!r} could not start: {error.detail}{log}", bot
-                    ) from None
-                readies[bot] = ready.bot_version
-                authors[bot] = ready.author
-                return conn
-
-            def hello(bot: int) -> m.Hello:
-                if self.mode.relative_seats:  # seat 0 in every hand; no single opponent
-                    return referee.hello(0, None, self.mode)
-                return referee.hello(bot, names[1 - bot], self.mode)
-
-            def close_all() -> None:
-                for conn in connections:
-                    if conn is not None:
-                        conn.close()
-
-            stack.callback(close_all)
-            for bot in range(count):
-                connections[bot] = connect(bot)
-            result.versions = readies
+            lineup.start_all()
+            result.versions = list(lineup.versions)
             writer = None
             if record is not None:
                 writer = Writer(
@@ -340,21 +335,28 @@ class Match:
                 )
                 referee.recorder = writer
             games = self.plan() if plan is None else plan
-            for index, planned in enumerate(games):
+            after: int | None = None  # the game after which bots were closed, for the message
+            for planned in games:
                 number, deal_seed, seats = planned.number, planned.seed, planned.seats
+                try:
+                    lineup.start_all()
+                except MatchError as error:
+                    if after is None:
+                        raise
+                    message = f"{error} (restarting after game {after})"
+                    raise MatchError(message, error.bot) from None
                 if writer is not None:
                     writer.bots = [
                         BotTag(
                             name=names[b],
                             command=self.bots[b].command_line,
-                            version=readies[b],
-                            author=authors[b],
+                            version=lineup.versions[b],
+                            author=lineup.authors[b],
                         )
                         for b in seats
                     ]
-                table = [connections[b] for b in seats]
                 outcome = referee.play_game(
-                    [c for c in table if c is not None],
+                    lineup.connections(seats),
                     deal_seed,
                     number=number,
                     single_hand=self.single_hands,
@@ -365,31 +367,89 @@ class Match:
                 result.add(report)
                 if on_game:
                     on_game(report, result)
-                if index + 1 == len(games):
-                    continue
-                if outcome.failure is not None:  # restart the bot that failed
-                    restart = [seats[outcome.failure.seat]]
-                elif outcome.error is not None:  # the referee failed: all may be confused
-                    restart = list(range(count))
+                if outcome.failure is not None:  # the bot that failed starts afresh
+                    lineup.close(seats[outcome.failure.seat])
+                elif outcome.error is not None or self.restart_each_game:
+                    lineup.close()  # the referee failed (all may be confused), or fresh bots
                 else:
-                    restart = []
-                for bot in restart:
-                    old = connections[bot]
-                    assert old is not None
-                    old.close()
-                    connections[bot] = None
-                    try:
-                        connections[bot] = connect(bot)
-                    except MatchError as error:
-                        raise MatchError(
-                            f"{error} (restarting after game {number})", error.bot
-                        ) from None
+                    continue
+                after = number
         return result
+
+
+class Lineup:
+    """The bots of one match, each started when first needed and restarted after a failure: one
+    connection per bot, with what its ``ready`` said."""
+
+    def __init__(self, match: Match, workdir: Path, hellos: tuple[m.Hello, ...]) -> None:
+        self.match = match
+        self.workdir = workdir
+        self.names = match.names()
+        self._hellos = hellos
+        self._launch = match.launch()
+        self._connections: list[Connection | None] = [None] * len(self.names)
+        self.versions = [""] * len(self.names)
+        self.authors = [""] * len(self.names)
+        self.starts = 0
+        """How many times a bot was started (a restart counts)."""
+
+    def fits(self, match: Match, workdir: Path) -> bool:
+        """Whether ``match`` (its games still to play) can be played by these bots: the same
+        bots, names, rules, clock, format and limits, logs in the same place."""
+        mine = self.match
+        return (
+            workdir == self.workdir
+            and match.bots == mine.bots
+            and match.names() == self.names
+            and match.rules == mine.rules
+            and match.clock == mine.clock
+            and match.mode is mine.mode
+            and match.launch() == self._launch
+            and match.restart_each_game == mine.restart_each_game
+        )
+
+    def start_all(self) -> None:
+        """Start every bot that is not running (:class:`MatchError` if one cannot start)."""
+        for bot, conn in enumerate(self._connections):
+            if conn is None:
+                self._connections[bot] = self._start(bot)
+
+    def _start(self, bot: int) -> Connection:
+        name = self.names[bot]
+        conn = self.match.bots[bot].connect(self.workdir, self._launch, name)
+        self.starts += 1
+        try:
+            ready = conn.start(self._hellos[bot], self.match.clock.startup)
+        except BotError as error:
+            conn.close()
+            log = log_tail(conn.log_path, kept=self.match.workdir is not None)
+            raise MatchError(f"bot {name!r} could not start: {error.detail}{log}", bot) from None
+        self.versions[bot] = ready.bot_version
+        self.authors[bot] = ready.author
+        return conn
+
+    def connections(self, seats: Sequence[int]) -> list[Connection]:
+        """The started bots in the order of ``seats``."""
+        out = []
+        for bot in seats:
+            conn = self._connections[bot]
+            if conn is None:
+                raise RuntimeError(f"bot {self.names[bot]!r} is not started")
+            out.append(conn)
+        return out
+
+    def close(self, bot: int | None = None) -> None:
+        """Close one bot (it starts afresh when next needed), or all of them."""
+        for index, conn in enumerate(self._connections):
+            if conn is not None and bot in (None, index):
+                self._connections[index] = None
+                conn.close()
 
 
 __all__ = [
     "BotStartupError",
     "GameReport",
+    "Lineup",
     "Match",
     "MatchError",
     "MatchResult",

@@ -34,6 +34,7 @@ import itertools
 import logging
 import multiprocessing
 import multiprocessing.queues
+import multiprocessing.util
 import os
 import queue as queue_module
 import secrets
@@ -47,7 +48,7 @@ from typing import Any, Final
 
 from arena import wire
 from arena.botspec import BotSpec, Launch
-from arena.match import GameReport, Match, MatchError, MatchResult, Planned, rotations
+from arena.match import GameReport, Lineup, Match, MatchError, MatchResult, Planned, rotations
 from arena.process import die_with_parent
 from arena.referee import REFEREE, Clock, Referee, forfeit_winner
 from arena.sandbox import resolve_sandbox
@@ -58,6 +59,12 @@ from engine.modes import FormatError, Mode
 from engine.rules import Rules
 
 KINDS = ("round-robin", "gauntlet")
+RESTARTS = ("failure", "task", "game")
+"""When a tournament starts a bot's process afresh (``--restart``): ``failure``, only after it
+failed (a worker's bots play every game of their table that the worker plays; the default);
+``task``, also at each task (up to :data:`TASK_GAMES` games of one table, fixed by the
+configuration, so that what a bot that keeps state from game to game sees is reproducible and a
+resumed run replays it exactly); ``game``, before every game."""
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +107,8 @@ class Config:
     memory_mb: int | None = None
     cpu_seconds: int | None = None
     mode: Mode = Mode.TWO_PLAYER
+    restart: str = "failure"
+    """One of :data:`RESTARTS`."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.mode, Mode):
@@ -109,6 +118,10 @@ class Config:
                 raise TournamentError(str(error)) from None
         if self.kind not in KINDS:
             raise TournamentError(f"unknown tournament kind {self.kind!r}: {' or '.join(KINDS)}")
+        if self.restart not in RESTARTS:
+            raise TournamentError(
+                f"unknown --restart {self.restart!r}: choose {', '.join(RESTARTS)}"
+            )
         if self.mode is Mode.TWO_PLAYER and len(self.bots) < 2:
             raise TournamentError("a tournament needs at least two bots")
         if len(self.bots) < self.mode.players:
@@ -183,6 +196,8 @@ class Config:
             cpu_seconds=data["cpu_seconds"],
             # Databases from before the formats have no mode: they are two-player tournaments.
             mode=Mode.parse(data.get("mode", Mode.TWO_PLAYER.value)),
+            # Databases from before --restart started bots afresh at each task.
+            restart=data.get("restart", "task"),
         )
 
     def names(self) -> list[str]:
@@ -237,6 +252,7 @@ def _config_json(c: dict[str, Any]) -> dict[str, Any]:
             "startup": clock.startup,
         },
         "in_process": c["in_process"],
+        "restart": c["restart"],
         "memory_mb": c["memory_mb"],
         "cpu_seconds": c["cpu_seconds"],
     }
@@ -253,10 +269,13 @@ class Task:
 
 
 TASK_GAMES: Final = 20
-"""The most games of one table a task holds (whole deals, at least one): one set of bot processes
-plays them all, so that a bot slow to start pays for it once a task, not once a deal. The tasks
-depend on the configuration only, and so does what a bot that keeps state from game to game sees
-(a resumed run replays a task from its first game: :func:`missing_tasks`)."""
+"""The most games of one table a task holds (whole deals, at least one): a worker plays a task's
+games one after another with one set of bot processes, and keeps them for its next task of the
+same table (``restart="failure"``), so that a bot slow to start pays for it about once a worker
+and table. The tasks depend on the configuration only; with ``restart="task"`` each task starts
+its bots afresh, and so what a bot that keeps state from game to game sees depends on the
+configuration only too (a resumed run then replays a task from its first game:
+:func:`missing_tasks`)."""
 TABLE_TASKS: Final = 6
 """A table with enough deals is split into at least this many tasks, so that the workers still
 share out the work evenly at the end of a short tournament."""
@@ -265,9 +284,12 @@ share out the work evenly at the end of a short tournament."""
 def schedule(config: Config) -> list[Task]:
     """Every game of the tournament, grouped into tasks: a table's deals in order, a mirrored
     deal's games together, at most :data:`TASK_GAMES` games a task and at least
-    :data:`TABLE_TASKS` tasks a table when it has the deals. The tasks take the tables in
-    turn (the first task of each table, then the second...), so that the workers share the slow
-    tables and the fast ones alike to the end. The game ids run table by table."""
+    :data:`TABLE_TASKS` tasks a table when it has the deals. The game ids run table by table.
+
+    With ``restart="failure"`` the tasks come table by table too, so that a worker's next task
+    is mostly of the table its bots are playing (at the end of a table, the workers share its
+    last tasks). Otherwise they take the tables in turn (the first task of each table, then the
+    second...), so that every table's standings grow together."""
     seeds = SplitMix64(config.seed)
     by_table: list[list[Task]] = []
     game_id = 0
@@ -295,6 +317,8 @@ def schedule(config: Config) -> list[Task]:
             if len(block) >= per_task * len(games) or deal == deals - 1:
                 tasks.append(Task(table, tuple(block)))
                 block = []
+    if config.restart == "failure":
+        return [task for tasks in by_table for task in tasks]
     turns_of_tables = itertools.zip_longest(*by_table)
     return [task for turn in turns_of_tables for task in turn if task is not None]
 
@@ -420,12 +444,44 @@ _finished: Callable[[GameRow], None] | None = None
 worker (:func:`_worker_start`), the commit itself when the tournament plays in one process. The
 rows a task returns are committed too; a row committed already is skipped (:func:`run`)."""
 
+_kept: Lineup | None = None
+"""The bots of the last task this process played, still running, for its next task of the same
+table (``restart="failure"``): see :func:`close_kept`."""
+
+
+def close_kept() -> None:
+    """Close the bots kept from the last task (a worker does it as it exits)."""
+    global _kept
+    kept, _kept = _kept, None
+    if kept is not None:
+        kept.close()
+
+
+def _lineup_for(match: Match, workdir: Path, keep: bool) -> Lineup:
+    """The bots to play ``match`` with: those kept from the last task if they fit it, else new
+    ones (the kept ones closed); kept for the next task when ``keep``."""
+    global _kept  # noqa: PLW0603 - this process's own
+    if _kept is not None and keep and _kept.fits(match, workdir):
+        return _kept
+    close_kept()
+    lineup = match.lineup(workdir)
+    if keep:
+        _kept = lineup
+    return lineup
+
 
 def run_task(
-    config_data: dict[str, Any], task: Task, workdir: str, venue: Venue = Venue("none")
+    config_data: dict[str, Any],
+    task: Task,
+    workdir: str,
+    venue: Venue = Venue("none"),
+    keep: bool = True,
 ) -> list[GameRow]:
     """Play one task's games (in a worker process) and return them as database rows, one for
-    every game of the task: whatever goes wrong, a game is played, forfeited or abandoned."""
+    every game of the task: whatever goes wrong, a game is played, forfeited or abandoned.
+
+    With ``restart="failure"`` and ``keep`` the bots are kept running for this process's next
+    task (:func:`close_kept` closes them); otherwise they are closed at the end of the task."""
     config = Config.from_json(config_data)
     bots = tuple(config.bots[k] for k in task.table)
     names = tuple(b.name for b in bots)
@@ -471,9 +527,12 @@ def run_task(
         workdir=Path(workdir),
         record_tags=tags,
         mode=config.mode,
+        restart_each_game=config.restart == "game",
     )
+    keep = keep and config.restart == "failure"
+    lineup = _lineup_for(match, Path(workdir), keep)
     try:
-        match.play(record=stream, on_game=collect, plan=task.games, keep=False)
+        match.play(record=stream, on_game=collect, plan=task.games, keep=False, lineup=lineup)
     except MatchError as error:  # a bot that no longer starts forfeits what is left
         played.update(row.id for row in rows)
         rows.extend(left("startup", error.bot, str(error)))
@@ -481,6 +540,13 @@ def run_task(
         log.exception("games %s abandoned by the referee", [g.number for g in task.games])
         played.update(row.id for row in rows)
         rows.extend(left(REFEREE, None, f"{type(error).__name__}: {error}"[:2000]))
+        keep = False  # the bots may be confused: the next task starts them afresh
+    finally:
+        if not keep:
+            if lineup is _kept:
+                close_kept()
+            else:
+                lineup.close()
     return rows
 
 
@@ -533,11 +599,17 @@ class Committer:
 
 
 def missing_tasks(config: Config, done: set[int]) -> list[Task]:
-    """The tasks with a game still to play, whole: a task's games are played again from its
-    first, so that bots that carry state from game to game (a random generator, what they
-    learnt of the opponent) play its missing games exactly as in an uninterrupted run. Only the
-    missing games are committed (:func:`run`)."""
-    return [task for task in schedule(config) if any(g.number not in done for g in task.games)]
+    """The tasks with a game still to play. With ``restart="task"`` they are whole: a task's
+    games are played again from its first, so that bots that carry state from game to game (a
+    random generator, what they learnt of the opponent) play its missing games exactly as in an
+    uninterrupted run, and only the missing games are committed (:func:`run`). Otherwise a task
+    keeps only its missing games."""
+    tasks = []
+    for task in schedule(config):
+        missing = tuple(g for g in task.games if g.number not in done)
+        if missing:
+            tasks.append(task if config.restart == "task" else Task(task.table, missing))
+    return tasks
 
 
 def run(
@@ -575,6 +647,7 @@ def run(
                     commit(run_task(data, task, base, venue))
             finally:
                 _finished = None
+                close_kept()
             return commit.played
         rows: multiprocessing.queues.Queue[GameRow] = _CONTEXT.Queue()
         runner = _Runner(data, base, venue, commit, rows)
@@ -766,6 +839,9 @@ def _worker_start(parent: int, rows: multiprocessing.queues.Queue[GameRow]) -> N
     soon as it is played."""
     global _finished  # noqa: PLW0603 - a worker's own copy
     _finished = rows.put
+    # Runs as the worker exits (multiprocessing runs its finalizers then): the kept bots are
+    # told to quit rather than left to notice that their input is gone.
+    multiprocessing.util.Finalize(None, close_kept, exitpriority=10)
     die_with_parent(parent)
     wire.enable()  # GIN_ARENA_LOG_WIRE, set by the tournament's --log-wire
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -32,6 +32,7 @@ from arena.store import GameRow, Store, StoreError
 from arena.tournament import (
     CLOCK_FIELDS,
     KINDS,
+    RESTARTS,
     Config,
     Task,
     Venue,
@@ -117,6 +118,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "every bot in every seat), each game its own deal",
     )
     parser.add_argument(
+        "--restart",
+        choices=RESTARTS,
+        help="when a bot's process starts afresh: failure (default: only after it failed; "
+        "a worker's bot process plays every game of its table that the worker plays), task "
+        "(also every 20 games or fewer, fixed by the configuration, so that a bot that keeps "
+        "state from game to game plays reproducibly and a resumed run replays it exactly) or "
+        "game (before every game)",
+    )
+    parser.add_argument(
         "--concurrency",
         type=positive_int,
         default=os.cpu_count() or 1,
@@ -185,7 +195,15 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
     bots = _bots(args)
     if bots:
         given["bots"] = bots
-    for name in ("kind", "games_per_pair", "mirror", "seed", "memory_mb", "cpu_seconds"):
+    for name in (
+        "kind",
+        "games_per_pair",
+        "mirror",
+        "seed",
+        "memory_mb",
+        "cpu_seconds",
+        "restart",
+    ):
         if getattr(args, name) is not None:
             given[name] = getattr(args, name)
     if args.mode is not None:

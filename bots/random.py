@@ -1,4 +1,5 @@
-"""``random``: plays uniformly at random among the legal actions (seeded, so reproducible)."""
+"""``random``: plays uniformly at random among the legal actions (seeded, so reproducible: its
+choices in a game depend on its seed and the game's number only, see :func:`bots.sdk.game_seed`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import argparse
 import random
 import sys
 
-from bots.sdk import Bot, View
+from bots.sdk import Bot, View, game_seed
 from engine.hand import Action
+from protocol import messages as m
 
 
 class RandomBot(Bot):
@@ -17,7 +19,11 @@ class RandomBot(Bot):
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__()
+        self.seed = seed
         self.rng = random.Random(seed)
+
+    def on_game_start(self, message: m.GameStart) -> None:
+        self.rng.seed(game_seed(self.seed, message.game))
 
     def choose(self, view: View) -> Action:
         return self.rng.choice(view.legal)

@@ -310,6 +310,16 @@ def _history_of_json(entries: Sequence[dict[str, Any]]) -> tuple[Told, ...]:
     )
 
 
+def game_seed(seed: int, game: int) -> str:
+    """The seed of a bot's random generator for game ``game`` of a match (``game_start``'s
+    number), made from the bot's own seed: a bot that reseeds with it at each ``game_start``
+    plays a game alike whatever games its process played before, so a tournament's games are the
+    same whichever worker plays them, with bot processes restarted or not, and a resumed run
+    plays the missing games as an uninterrupted one would have. (:class:`random.Random` hashes
+    a string seed with SHA-512: the same on every machine and Python version.)"""
+    return f"{seed}/game/{game}"
+
+
 class SessionError(RuntimeError):
     """The session with the referee cannot go on, on the bot's side (the referee speaks no protocol
     version this SDK knows): :meth:`Bot.run` prints it to stderr and returns 2. Not to be confused

@@ -12,7 +12,9 @@ it
 - and declares the arrangement that leaves the opponent the fewest likely lay-offs.
 
 Decisions are deterministic for a given seed: the only randomness (the sampled opponent hands)
-comes from a :class:`random.Random` seeded in the constructor.
+comes from a :class:`random.Random` seeded afresh at each game from the bot's seed and the game's
+number (:func:`bots.sdk.game_seed`), so that a game is played alike whatever games the process
+played before it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bots.sdk import Bot, View, discard, knock
+from bots.sdk import Bot, View, discard, game_seed, knock
 from engine.cards import FULL_DECK, SUIT_MASK, VALUES, Card, cards_of, parse_card
 from engine.hand import BIG_GIN, Action, ActionKind, HandEnd, score_knock
 from engine.melds import (
@@ -373,11 +375,15 @@ class StrongBot(Bot):
 
     def __init__(self, seed: int = 0, style: Style | None = None) -> None:
         super().__init__()
+        self.seed = seed
         self.rng = random.Random(seed)
         self.style = style or Style()
         self.memory = HandMemory()
 
     # -- events: following the hand ------------------------------------------------------------
+
+    def on_game_start(self, message: m.GameStart) -> None:
+        self.rng.seed(game_seed(self.seed, message.game))
 
     def on_hand_start(self, message: m.HandStart) -> None:
         self.memory = HandMemory(pile=[parse_card(message.upcard)])

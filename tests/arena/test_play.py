@@ -583,7 +583,7 @@ def play(child: Any, until: str = "") -> tuple[str, int]:
 
 
 def test_a_whole_game_in_a_terminal() -> None:
-    child = spawn("random", "--seed", "10", "--set", "game_target=50", "--name", "ann")
+    child = spawn("random", "--seed", "12", "--set", "game_target=50", "--name", "ann")
     text, pauses = play(child)
     child.close()
     assert child.exitstatus == 0, text
@@ -596,7 +596,7 @@ def test_a_whole_game_in_a_terminal() -> None:
     assert re.search(r"Scores: ann \d+, random \d+ \(game to 50\)", text)
     assert "Game over" in text
     assert re.search(r"(You win|random wins) the game: ann \d+, random \d+\.", text)
-    assert re.search(r"ann won [01] and random won [01] of 1 game; seed 10\.", text)
+    assert re.search(r"ann won [01] and random won [01] of 1 game; seed 12\.", text)
 
 
 def test_bad_input_is_asked_again_and_quit_exits_0() -> None:

@@ -3,7 +3,9 @@ the built-in bots, concurrently or not, resumed or not."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -102,8 +104,17 @@ def test_a_task_holds_whole_deals_of_one_table_up_to_task_games() -> None:
     for task in tasks[:6]:
         seeds = [g.seed for g in task.games]
         assert seeds[::2] == seeds[1::2], "a mirrored deal's two games stay in one task"
-    assert [t.table for t in tasks[:6]] == [(0, 1), (0, 2), (1, 2)] * 2, "the tables in turn"
-    assert [t.games[0].number for t in tasks[:3]] == [1, 1001, 2001], "ids run table by table"
+    # Bots restarted only after a failure: the tasks come table by table, so that a worker's
+    # next task is mostly of the table its bots are playing.
+    assert [t.table for t in tasks] == [(0, 1)] * 50 + [(0, 2)] * 50 + [(1, 2)] * 50
+    assert [t.games[0].number for t in tasks[:: len(tasks) // 3]] == [1, 1001, 2001]
+    # Restarted at each task, or before each game: the tables in turn, so that their standings
+    # grow together; the same tasks and ids.
+    for restart in ("task", "game"):
+        turned = schedule(Config(bots=bots, games_per_pair=1000, restart=restart))
+        assert [t.table for t in turned[:6]] == [(0, 1), (0, 2), (1, 2)] * 2, "the tables in turn"
+        assert [t.games[0].number for t in turned[:3]] == [1, 1001, 2001], "ids run by table"
+        assert sorted(turned, key=lambda t: t.games[0].number) == tasks
     # 30 deals a pair: split into TABLE_TASKS tasks, so that the workers finish together.
     tasks = schedule(Config(bots=bots, games_per_pair=60))
     assert [len(t.games) for t in tasks] == [60 // TABLE_TASKS] * (3 * TABLE_TASKS)
@@ -147,6 +158,8 @@ def test_configuration_is_checked() -> None:
         Config(bots=())
     with pytest.raises(TournamentError, match="unknown tournament kind 'swiss'"):
         Config(bots=bots, kind="swiss")
+    with pytest.raises(TournamentError, match="unknown --restart 'never': choose failure, task"):
+        Config(bots=bots, restart="never")
     with pytest.raises(TournamentError, match="at least 1"):
         Config(bots=bots, games_per_pair=0)
     for seed in (-1, 2**64):
@@ -177,6 +190,7 @@ def test_configuration_json_round_trip(tmp_path: Path) -> None:
         in_process=False,
         memory_mb=512,
         cpu_seconds=30,
+        restart="game",
     )
     text = json.dumps(config.to_json())  # as the database stores it
     assert Config.from_json(json.loads(text)) == config
@@ -184,10 +198,16 @@ def test_configuration_json_round_trip(tmp_path: Path) -> None:
     assert json.loads(text)["seed"] == str(2**64 - 1)  # safe from JSON readers' doubles
     default = Config(bots=builtins("greedy", "random"))
     assert Config.from_json(json.loads(json.dumps(default.to_json()))) == default
+    assert default.restart == "failure"
+    # A database from before --restart: its bots started afresh at each task, and still do.
+    old = default.to_json()
+    del old["restart"]
+    assert Config.from_json(old).restart == "task"
 
 
 def test_missing_tasks_are_the_whole_tasks_with_a_game_not_done() -> None:
-    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=48)
+    """With bots restarted at each task: a stateful bot replays what it saw."""
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=48, restart="task")
     assert missing_tasks(config, set()) == schedule(config)
     assert [len(t.games) for t in schedule(config)] == [8] * 18
     total = len(all_games(schedule(config)))
@@ -197,6 +217,20 @@ def test_missing_tasks_are_the_whole_tasks_with_a_game_not_done() -> None:
     assert sorted(g[0] for g in missing) == list(range(9, total + 1))  # whole tasks
     by_id = {g[0]: g for g in all_games(schedule(config))}
     assert all(by_id[g[0]] == g for g in missing)  # same pair, seed and seats
+
+
+@pytest.mark.parametrize("restart", ["failure", "game"])
+def test_missing_tasks_keep_only_the_missing_games(restart: str) -> None:
+    """With bots kept from task to task, or fresh every game: only the missing games."""
+    config = Config(bots=builtins("greedy", "random", "greedy"), games_per_pair=48, restart=restart)
+    assert missing_tasks(config, set()) == schedule(config)
+    total = len(all_games(schedule(config)))
+    done = set(range(1, 9)) | {10, 30, 99}
+    missing = missing_tasks(config, done)
+    assert sorted(g[0] for g in all_games(missing)) == sorted(set(range(1, total + 1)) - done)
+    by_id = {g[0]: g for g in all_games(schedule(config))}
+    assert all(by_id[g[0]] == g for g in all_games(missing))
+    assert all(t.games for t in missing)
 
 
 # -- playing ----------------------------------------------------------------------------------
@@ -353,3 +387,103 @@ def test_startup_forfeits_are_stored_and_counted(tmp_path: Path) -> None:
     ratings = {r.name: r for r in table.fit.ratings}
     assert (ratings["ghost"].wins, ratings["ghost"].losses) == (0, 4)
     assert table.fit.ratings[-1].name == "ghost"
+
+
+# -- bot processes: --restart -----------------------------------------------------------------
+
+PIDS = HERE / "tournament_bots" / "pids.py"
+
+
+def pid_bot(name: str, log: Path, *extra: str) -> BotSpec:
+    return BotSpec(name, (sys.executable, str(PIDS), str(log), *extra))
+
+
+def processes(log: Path) -> dict[int, list[str]]:
+    """What each process of a :data:`PIDS` bot logged, by pid."""
+    out: dict[int, list[str]] = {}
+    for line in log.read_text().splitlines():
+        pid, text = line.split(" ", 1)
+        out.setdefault(int(pid), []).append(text)
+    return out
+
+
+def games_of(log: Path) -> list[list[int]]:
+    """The games each process played, in the order the processes started."""
+    return [
+        [int(t.split()[1]) for t in texts if t.startswith("game ")]
+        for texts in processes(log).values()
+    ]
+
+
+def assert_ended_by_quit(*logs: Path) -> None:
+    """Every process was told to quit, and none is left running."""
+    for log in logs:
+        for pid, texts in processes(log).items():
+            assert texts[-1] == "end quit", (pid, texts)
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+
+
+@pytest.mark.parametrize(
+    ("restart", "expected"),
+    [
+        ("failure", [[1, 2, 3, 4]]),  # one process for every game of the table
+        ("task", [[1, 2], [3, 4]]),  # one a task (here two mirrored games)
+        ("game", [[1], [2], [3], [4]]),  # one a game
+    ],
+)
+def test_restart_decides_which_games_a_bot_process_plays(
+    tmp_path: Path, restart: str, expected: list[list[int]]
+) -> None:
+    logs = tmp_path / "x.log", tmp_path / "y.log"
+    bots = pid_bot("x", logs[0]), pid_bot("y", logs[1])
+    config = Config(bots=bots, games_per_pair=4, seed=3, restart=restart)
+    assert [len(t.games) for t in schedule(config)] == [2, 2]
+    rows = play(tmp_path / "t.sqlite", config, 1)
+    assert all(r.reason == "normal" for r in rows)
+    assert games_of(logs[0]) == games_of(logs[1]) == expected
+    assert_ended_by_quit(*logs)
+
+
+def test_a_worker_keeps_its_bots_from_task_to_task_and_plays_the_same_games(
+    tmp_path: Path,
+) -> None:
+    """Two workers, two tables of four tasks each: a worker's bot process plays every game of
+    its table that the worker plays, and the games are those of one worker with bots restarted
+    at every task (the built-in bots' generators are seeded by the game's number)."""
+    logs = tmp_path / "x.log", tmp_path / "y.log"
+    bots = (pid_bot("x", logs[0]), pid_bot("y", logs[1]), BotSpec("g", builtin="random"))
+    config = Config(bots=bots, kind="gauntlet", games_per_pair=8, seed=4)
+    tasks = schedule(config)
+    assert [t.table for t in tasks] == [(0, 1)] * 4 + [(0, 2)] * 4
+    two = play(tmp_path / "two.sqlite", config, 2)
+    assert len(two) == 16 and all(r.failed is None for r in two)
+    assert {r.winner for r in two if "g" in (r.seat0, r.seat1)} == {"x"}  # greedy v random
+    x_games, y_games = games_of(logs[0]), games_of(logs[1])
+    # x: at most one process a worker and table; y: at most one a worker.
+    assert sorted(g for games in x_games for g in games) == list(range(1, 17))
+    assert len(x_games) <= 4 and len(y_games) <= 2
+    assert sum(len(games) for games in x_games) == 16
+    assert all(games == sorted(games) for games in x_games + y_games)
+    assert_ended_by_quit(*logs)
+    for log in logs:
+        log.unlink()
+    fresh = dataclasses.replace(config, restart="task")
+    one = play(tmp_path / "one.sqlite", fresh, 1)
+    assert len(processes(logs[0])) == 8
+    assert [key(r) for r in one] == [key(r) for r in two]
+
+
+def test_a_bot_that_fails_in_a_tasks_last_game_starts_afresh_for_the_next(
+    tmp_path: Path,
+) -> None:
+    logs = tmp_path / "x.log", tmp_path / "y.log"
+    bots = pid_bot("x", logs[0], "--crash-at", "2"), pid_bot("y", logs[1])
+    config = Config(bots=bots, games_per_pair=6, seed=3)
+    assert [[g.number for g in t.games] for t in schedule(config)] == [[1, 2], [3, 4], [5, 6]]
+    rows = play(tmp_path / "t.sqlite", config, 1)
+    assert [r.failed for r in rows] == [None, "x", None, None, None, None]
+    assert rows[1].reason == "crash"
+    assert games_of(logs[0]) == [[1, 2], [3, 4, 5, 6]]
+    assert games_of(logs[1]) == [[1, 2, 3, 4, 5, 6]]  # its opponent's crash costs it nothing
+    assert processes(logs[0]).popitem()[1][-1] == "end quit"

@@ -498,6 +498,7 @@ def test_resume_with_a_changed_configuration_is_refused_and_changes_nothing(
         (["--no-mirror"], "mirror"),
         (["--set", "knock_limit=7"], "rules"),
         (["--move-time", "2"], "clock"),
+        (["--restart", "task"], "restart"),
         (["--bot", "a=random", "--bot", "b=greedy"], "bots"),
     ):
         done = gin_arena(tmp_path, "tournament", "--db", "t.sqlite", "--resume", *change)
@@ -512,7 +513,7 @@ def test_resume_with_a_changed_configuration_is_refused_and_changes_nothing(
         tmp_path,
         "tournament",
         *("--db", "t.sqlite", "--resume", "--games-per-pair", "2", "--seed", "1"),
-        *("--bot", "a=greedy", "--bot", "b=random"),
+        *("--bot", "a=greedy", "--bot", "b=random", "--restart", "failure"),
     )
     assert same.returncode == 0, same.stderr
     assert "resuming at 2 of 2 games" in same.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import random
 from collections.abc import Sequence
@@ -76,6 +77,29 @@ def test_same_seed_same_record() -> None:
     actions = action_lines(first.getvalue())
     assert actions == action_lines(second.getvalue())
     assert any(action.startswith("knock") for _, action in actions)
+
+
+def game_actions(record: str, number: int) -> list[tuple[int, str]]:
+    """The actions of game ``number`` of a record."""
+    lines = [json.loads(text) for text in record.splitlines()]
+    starts = [k for k, line in enumerate(lines) if line["type"] == "game"] + [len(lines)]
+    for begin, end in itertools.pairwise(starts):
+        if lines[begin]["game"] == number:
+            return [(x["player"], x["action"]) for x in lines[begin:end] if x["type"] == "action"]
+    raise AssertionError(f"no game {number} in the record")
+
+
+def test_a_game_is_played_alike_whatever_the_bots_played_before() -> None:
+    """The bots' generators are seeded by the game's number (``bots.sdk.game_seed``): game 3
+    played alone, as by a fresh process, is game 3 played after games 1 and 2."""
+    match = Match(
+        bots=(resolve("strong"), resolve("random")), rules=Rules(), games=3, seed=8, mirror=True
+    )
+    whole, alone = io.StringIO(), io.StringIO()
+    match.play(record=whole)
+    match.play(record=alone, plan=match.plan()[2:])
+    assert game_actions(whole.getvalue(), 3) == game_actions(alone.getvalue(), 3)
+    assert len(game_actions(alone.getvalue(), 3)) > 10
 
 
 def test_runs_as_its_own_process() -> None:
