@@ -398,12 +398,12 @@ def pid_bot(name: str, log: Path, *extra: str) -> BotSpec:
     return BotSpec(name, (sys.executable, str(PIDS), str(log), *extra))
 
 
-def processes(log: Path) -> dict[int, list[str]]:
-    """What each process of a :data:`PIDS` bot logged, by pid."""
-    out: dict[int, list[str]] = {}
+def processes(log: Path) -> dict[str, list[str]]:
+    """What each process of a :data:`PIDS` bot logged, by ``PID.TOKEN``."""
+    out: dict[str, list[str]] = {}
     for line in log.read_text().splitlines():
-        pid, text = line.split(" ", 1)
-        out.setdefault(int(pid), []).append(text)
+        process, text = line.split(" ", 1)
+        out.setdefault(process, []).append(text)
     return out
 
 
@@ -418,10 +418,10 @@ def games_of(log: Path) -> list[list[int]]:
 def assert_ended_by_quit(*logs: Path) -> None:
     """Every process was told to quit, and none is left running."""
     for log in logs:
-        for pid, texts in processes(log).items():
-            assert texts[-1] == "end quit", (pid, texts)
+        for process, texts in processes(log).items():
+            assert texts[-1] == "end quit", (process, texts)
             with pytest.raises(ProcessLookupError):
-                os.kill(pid, 0)
+                os.kill(int(process.split(".")[0]), 0)
 
 
 @pytest.mark.parametrize(

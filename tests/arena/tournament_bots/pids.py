@@ -1,15 +1,20 @@
-"""A greedy bot that logs its process: a line ``PID game N`` at each game start and, as it ends,
-``PID end quit`` (the referee said quit) or ``PID end eof`` (its input closed without one). With
-``--crash-at N`` it exits at its first decision of game N; with ``--start-delay S`` it takes S
-seconds to start (a bot that loads a model, say).
+"""A greedy bot that logs its process: a line ``PID.TOKEN game N`` at each game start (TOKEN a
+random one per process: a sandbox's PID namespace gives every bot the same pid) and, as it ends,
+``PID.TOKEN end quit`` (the referee said quit) or ``PID.TOKEN end eof`` (its input closed
+without one). With ``--crash-at N`` it exits at its first decision of game N; with
+``--start-delay S`` it takes S seconds to start (a bot that loads a model, say).
 
     python pids.py LOG_FILE [--crash-at N] [--start-delay S]
+
+A LOG_FILE of ``-`` is standard error (the referee's log of the bot: what a sandboxed bot can
+write).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 import time
 from collections.abc import Iterator
@@ -22,6 +27,8 @@ from bots.sdk import View
 from engine.hand import Action
 from protocol import messages as m
 
+TOKEN = secrets.token_hex(4)
+
 
 class PidBot(GreedyBot):
     name = "pids"
@@ -33,8 +40,13 @@ class PidBot(GreedyBot):
         self.game = 0
 
     def write(self, text: str) -> None:
+        line = f"{os.getpid()}.{TOKEN} {text}\n"
+        if str(self.log) == "-":
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            return
         with self.log.open("a") as out:
-            out.write(f"{os.getpid()} {text}\n")
+            out.write(line)
 
     def on_game_start(self, message: m.GameStart) -> None:
         self.game = message.game
