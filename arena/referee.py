@@ -39,7 +39,7 @@ from protocol import messages as m
 from protocol.views import (
     Decision,
     HandMessage,
-    Told,
+    History,
     as_seat_zero,
     hand_end_model,
     hand_start_model,
@@ -405,7 +405,7 @@ class Referee:
             )
         move_ms = round(self.clock.move * 1000)
         listeners = [seat for seat in (0, 1) if seats[players[seat]].connection.heeds("played")]
-        told: tuple[list[Told], list[Told]] = ([], [])  # each seat's played events, in order
+        told = (History(), History())  # each seat's played events, in order
         free = self.clock.move + self.clock.grace  # a move's time before the bank is drawn on
         # The loop below runs for every move of every game: what it looks up is looked up once.
         target, number, recorder = self.rules.game_target, game.hand_number, self.recorder

@@ -203,13 +203,37 @@ def request_json(decision: Decision) -> bytes:
     )
 
 
+class History(list[Told]):
+    """A seat's history of a hand, as the referee appends to it (a :class:`Decision`'s ``told``),
+    keeping the JSON of each entry once it is written: each request of the hand then writes only
+    the entries new since the last (:func:`request_json`), not the whole history again."""
+
+    __slots__ = ("_json", "_relabel")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._json: list[bytes] = []
+        self._relabel = False
+
+
+def _entry_json(entry: Told, relabel: bool) -> bytes:
+    player, action, card = entry
+    seat = 1 - player if relabel else player
+    drawn = b"" if card is None else b',"card":"%s"' % CARD_NAMES[card].encode()
+    return b'{"player":%d,"action":%s%s}' % (seat, action_json(action), drawn)
+
+
 def _history_json(decision: Decision) -> bytes:
-    entries = []
-    for player, action, card in decision.told[_first(decision) : decision.told_count]:
-        seat = 1 - player if decision.relabel else player
-        drawn = b"" if card is None else b',"card":"%s"' % CARD_NAMES[card].encode()
-        entries.append(b'{"player":%d,"action":%s%s}' % (seat, action_json(action), drawn))
-    return b",".join(entries)
+    told, relabel = decision.told, decision.relabel
+    first, count = _first(decision), decision.told_count
+    if type(told) is not History:
+        return b",".join([_entry_json(entry, relabel) for entry in told[first:count]])
+    written = told._json
+    if told._relabel != relabel or len(written) > count:  # not this seat's: start again
+        written.clear()
+        told._relabel = relabel
+    written.extend([_entry_json(entry, relabel) for entry in told[len(written) : count]])
+    return b",".join(written[first:count])
 
 
 def _first(decision: Decision) -> int:

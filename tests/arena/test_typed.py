@@ -25,7 +25,8 @@ from engine.rules import PRESETS, Rules
 from protocol import messages as m
 from protocol.codec import decode, encode
 from protocol.convert import action_json, engine_action, reply_action
-from protocol.views import Decision, request_json, request_model
+from protocol.messages import HISTORY_LIMIT
+from protocol.views import Decision, History, request_json, request_model
 
 
 class Keeper(RandomBot):
@@ -206,6 +207,34 @@ def test_the_request_line_written_from_a_decision_is_the_encoded_message(
     assert outcome.error is None, outcome.error
     # Hands of blind play are mostly drawn: with three players the same two may play them all.
     assert sum(c.checked > 20 for c in connections) >= 2, [c.checked for c in connections]
+
+
+def test_a_history_writes_each_entry_once_and_as_the_whole_history_would() -> None:
+    """:class:`protocol.views.History` keeps its entries' JSON: a request line from it equals
+    the line from a plain list of the same entries, as it grows, past the history limit, and
+    when the same history is shown relabelled."""
+    writers = [Writer("a"), Writer("b")]
+    last: list[Decision] = []
+
+    class Keeping(Writer):
+        def decide(self, decision: Decision) -> tuple[EngineAction, float]:
+            last[:] = [decision]
+            return super().decide(decision)
+
+    writers[0] = Keeping("a")
+    Referee(Rules(), Clock()).play_game(writers, 5, single_hand=True)
+    decision = last[0]
+    entries = list(decision.told[: decision.told_count])
+    assert len(entries) > 4
+    grown = [entries[k % len(entries)] for k in range(HISTORY_LIMIT + 30)]
+    history = History()
+    for count in [1, 2, 3, *range(10, len(grown) + 1, 37), len(grown)]:
+        history[:] = grown[:count]
+        for relabel in (False, True, False):
+            asked = decision._replace(told=history, told_count=count, relabel=relabel)
+            plain = decision._replace(told=grown[:count], told_count=count, relabel=relabel)
+            assert request_json(asked) == request_json(plain) == encode(request_model(plain))
+    assert request_json(decision).count(b'"player"') == len(entries)
 
 
 class Historian(GreedyBot):

@@ -14,8 +14,9 @@ rows:
   ``legal_actions()`` and ``apply_action()``;
 - RLCard: the raw ``GinRummyGame`` (``judge.get_legal_actions()``, ``step``) and its ``env``.
 
-The stdio table: requests/s of a match between two SDK random bots as subprocesses, against a
-lockstep echo of the same request lines through ``cat`` (write a line, read it back).
+The stdio table: requests/s of a match between two SDK random bots as subprocesses (timed once
+they have started, as the echo is once ``cat`` has), against a lockstep echo of the same request
+lines through ``cat`` (write a line, read it back).
 
     tox -e bench-peers                        # with the peers' packages installed
     python tests/benchmarks/simulation.py --seconds 2 --json sim.json
@@ -31,6 +32,7 @@ import json
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -182,28 +184,39 @@ def measure(rows: list[Row], seconds: float, rounds: int) -> None:
 
 def stdio_rates(hands: int) -> dict[str, float]:
     """Requests/s of a subprocess match of two SDK random bots, and of a lockstep ``cat`` echo of
-    the same request lines."""
+    the same request lines. The match is timed from its bots started (:meth:`Match.lineup`) to
+    its end, as the echo is timed from ``cat`` started, and without the wire tap, as a user runs
+    it; a second, tapped run of the same match gives the lines for the echo."""
     spec = BotSpec("random", builtin="random")
     match = Match((spec, spec), HOYLE, games=hands, single_hands=True, seed=6, in_process=False)
+    with tempfile.TemporaryDirectory(prefix="gin-arena-bench-") as scratch:
+        lineup = match.lineup(Path(scratch))
+        try:
+            start = time.perf_counter()
+            lineup.start_all()
+            started = time.perf_counter()
+            match.play(lineup=lineup)
+            seconds = time.perf_counter() - started
+        finally:
+            lineup.close()
     with wire.tap() as tapped:
-        start = time.perf_counter()
         match.play()
-        seconds = time.perf_counter() - start
     requests = [t.text.encode() + b"\n" for t in tapped if t.direction == wire.TO_BOT]
     asked = [line for line in requests if line.startswith(b'{"type":"request"')]
     echo = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert echo.stdin is not None and echo.stdout is not None
     write, flush, readline = echo.stdin.write, echo.stdin.flush, echo.stdout.readline
-    start = time.perf_counter()
+    start_echo = time.perf_counter()
     for line in asked:
         write(line)
         flush()
         readline()
-    echo_seconds = time.perf_counter() - start
+    echo_seconds = time.perf_counter() - start_echo
     echo.stdin.close()
     echo.wait()
     return {
         "requests": len(asked),
+        "bots_start_seconds": started - start,
         "match_requests_per_s": len(asked) / seconds,
         "echo_requests_per_s": len(asked) / echo_seconds,
     }
@@ -234,18 +247,26 @@ def main(argv: list[str] | None = None) -> int:
         vs_os = f"{row.best / clone:.2f}x" if clone else "-"
         vs_rl = f"{row.best / rlcard_raw:.2f}x" if rlcard_raw else "-"
         print(f"| {row.name} | {row.how} | {row.best:,.0f} | {vs_os} | {vs_rl} |")
-    stdio = stdio_rates(args.stdio_hands)
+    runs = [stdio_rates(args.stdio_hands) for _ in range(args.rounds)]
+    ratios = sorted(r["match_requests_per_s"] / r["echo_requests_per_s"] for r in runs)
+    stdio = sorted(runs, key=lambda r: r["match_requests_per_s"] / r["echo_requests_per_s"])[
+        len(runs) // 2
+    ]  # the run of the median ratio
     match_rate, echo_rate = stdio["match_requests_per_s"], stdio["echo_requests_per_s"]
-    print("\n| stdio | requests/s |\n|---|--:|")
-    print(f"| match of two SDK random bots as subprocesses | {match_rate:,.0f} |")
+    print(f"\n# stdio: the run of the median ratio of {args.rounds}\n")
+    print("| stdio | requests/s |\n|---|--:|")
+    print(f"| match of two SDK random bots as subprocesses, once started | {match_rate:,.0f} |")
     print(f"| lockstep echo of the same request lines through cat | {echo_rate:,.0f} |")
     print(f"| ratio | {match_rate / echo_rate:.2f} |")
+    print(f"\nratios of the {args.rounds} runs: {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(f"the two bots' start: {stdio['bots_start_seconds']:.2f} s")
     if args.json:
         report = {
             "rows": [
                 {"name": r.name, "how": r.how, "best": r.best, "rates": r.rates} for r in rows
             ],
             "stdio": stdio,
+            "stdio_runs": runs,
         }
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0
