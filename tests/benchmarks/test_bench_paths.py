@@ -15,6 +15,7 @@ import random
 import shutil
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -121,22 +122,24 @@ def stdio_requests() -> list[bytes]:
 @pytest.mark.skipif(shutil.which("cat") is None, reason="needs cat")
 @pytest.mark.parametrize("how", ["match", "echo"])
 def test_referee_stdio_hands(
-    benchmark: BenchmarkFixture, how: str, stdio_requests: list[bytes]
+    benchmark: BenchmarkFixture, how: str, stdio_requests: list[bytes], tmp_path: Path
 ) -> None:
     """A match of two SDK random bots as subprocesses, beside a lockstep echo of its request
-    lines through ``cat`` (the target: the match at least a third of the echo's requests/s)."""
+    lines through ``cat`` (the target: the match at least a third of the echo's requests/s).
+    The bots are started once, before the rounds, as ``cat`` is: each round is the match played
+    by the same two processes (:meth:`Match.lineup`), as a tournament's worker plays its tasks."""
     benchmark.group = "stdio: 20 hands of SDK random bots, and cat echoing their requests"
     benchmark.extra_info["requests"] = len(stdio_requests)
     if how == "match":
         spec = BotSpec("random", builtin="random")
-
-        def play() -> int:
-            match = Match(
-                (spec, spec), HOYLE, games=20, single_hands=True, seed=2, in_process=False
-            )
-            return len(match.play().games)
-
-        assert benchmark(play) == 20
+        match = Match((spec, spec), HOYLE, games=20, single_hands=True, seed=2, in_process=False)
+        lineup = match.lineup(tmp_path)
+        lineup.start_all()
+        try:
+            assert benchmark(lambda: len(match.play(lineup=lineup).games)) == 20
+            assert lineup.starts == 2
+        finally:
+            lineup.close()
         return
     echo = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert echo.stdin is not None and echo.stdout is not None
