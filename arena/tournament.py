@@ -33,6 +33,7 @@ import io
 import itertools
 import logging
 import multiprocessing
+import multiprocessing.connection
 import multiprocessing.queues
 import multiprocessing.util
 import os
@@ -40,6 +41,7 @@ import queue as queue_module
 import secrets
 import signal
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -849,11 +851,30 @@ def _worker_start(parent: int, rows: multiprocessing.queues.Queue[GameRow]) -> N
 
 
 def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Kill the workers at once: their games are not committed, and their bots die with them."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
+    """Kill the workers at once: their games are not committed, and their bots die with them.
+
+    A worker killed while it sends a task's result leaves half a message in the pool's result
+    pipe, and the pool's manager thread blocked reading the rest, for ever: ``shutdown`` would
+    wait for it, and so would the interpreter's exit. Once the workers are dead, this process
+    closes its own copy of the pipe's write end (the pool never writes to it): with no writer
+    left, the manager thread reads the end of the pipe instead, takes the pool for broken and
+    stops."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         with contextlib.suppress(OSError, ValueError):
             process.kill()
+    # Dead when its sentinel is ready (not is_alive(): the pool's thread may have reaped it).
+    living = {p.sentinel for p in processes}
+    deadline = time.monotonic() + 10
+    with contextlib.suppress(OSError, ValueError):
+        while living and time.monotonic() < deadline:
+            ready = multiprocessing.connection.wait(list(living), deadline - time.monotonic())
+            living.difference_update(ready)
+    results = getattr(pool, "_result_queue", None)
+    writer = getattr(results, "_writer", None)
+    if writer is not None and not living:
+        with contextlib.suppress(OSError):
+            writer.close()
 
 
 def _take(tasks: Iterator[Task], count: int) -> list[Task]:

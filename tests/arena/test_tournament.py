@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -487,3 +488,38 @@ def test_a_bot_that_fails_in_a_tasks_last_game_starts_afresh_for_the_next(
     assert games_of(logs[0]) == [[1, 2], [3, 4, 5, 6]]
     assert games_of(logs[1]) == [[1, 2, 3, 4, 5, 6]]  # its opponent's crash costs it nothing
     assert processes(logs[0]).popitem()[1][-1] == "end quit"
+
+
+HALF_A_RESULT = """
+import concurrent.futures, multiprocessing, os, struct, sys
+from arena.tournament import _stop_workers
+
+if __name__ == "__main__":
+    pool = concurrent.futures.ProcessPoolExecutor(
+        2, mp_context=multiprocessing.get_context("spawn")
+    )
+    assert pool.submit(int, "7").result() == 7  # the workers are up
+    # Half of a 1,000-byte message, as from a worker killed while it sent a task's result: the
+    # pool's manager thread wakes up and blocks reading the rest.
+    writer = pool._result_queue._writer
+    os.write(writer.fileno(), struct.pack("!i", 1000) + b"x" * 10)
+    _stop_workers(pool)
+    pool.shutdown(wait=True)
+    print("shut down", flush=True)
+"""
+
+
+def test_killing_the_workers_with_half_a_result_in_the_pipe_does_not_hang(tmp_path: Path) -> None:
+    """Ctrl-C, or an SPRT's decision, kills the workers; one may be sending its result."""
+    script = tmp_path / "half.py"
+    script.write_text(HALF_A_RESULT)
+    env = {**os.environ, "PYTHONPATH": str(HERE.parents[1])}
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "shut down\n"), done.stderr

@@ -75,15 +75,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="runs of each row (default 3)")
     parser.add_argument("--games-per-table", type=int, default=40, help="slow-bot games")
     parser.add_argument("--start-delay", type=float, default=0.5, help="slow bot's start (s)")
+    parser.add_argument(
+        "--default-games-per-table",
+        type=int,
+        help="games a pair in the default tournament rows (default: the command's own, 60)",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gin-arena-bench-") as name:
         scratch = Path(name)
         log = scratch / "logs" / "slow.stderr.log"  # the bot writes to its stderr, kept here
         slow = f"{shlex.quote(sys.executable)} {PIDS} - --start-delay {args.start_delay}"
+        size = []
+        if args.default_games_per_table is not None:
+            size = ["--games-per-table", str(args.default_games_per_table)]
         rows = [
-            Row("default tournament, 1 worker", ["--seed", "1", "--concurrency", "1"]),
-            Row("default tournament, 2 workers", ["--seed", "1", "--concurrency", "2"]),
+            Row("default tournament, 1 worker", ["--seed", "1", "--concurrency", "1", *size]),
+            Row("default tournament, 2 workers", ["--seed", "1", "--concurrency", "2", *size]),
         ]
         for restart in ("failure", "task", "game"):
             rows.append(

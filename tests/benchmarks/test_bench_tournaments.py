@@ -1,0 +1,84 @@
+"""pytest-benchmark groups for tournaments (``tox -e bench``), through :func:`arena.tournament.run`
+as the ``tournament`` command calls it, each round a new database:
+
+- the default tournament's bots (in-process), with one worker and with two;
+- a bot slow to start (``tests/arena/tournament_bots/pids.py --start-delay``) against the built-in
+  greedy bot over stdio, two workers, under each ``--restart``; ``extra_info`` holds how many
+  times it was started in the last round.
+
+``tests/benchmarks/tournaments.py`` (``tox -e bench-tournaments``) times the same through the
+command line, at the README's sizes. Marked slow: the slow lane runs each once (benchmarks
+disabled) to check that it plays every game; ``tox -e bench`` times them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+from arena.botspec import BotSpec, resolve
+from arena.store import Store
+from arena.tournament import Config, run
+from bots import DEFAULT_TOURNAMENT
+
+pytestmark = pytest.mark.slow
+
+PIDS = Path(__file__).resolve().parents[1] / "arena" / "tournament_bots" / "pids.py"
+
+
+def rounds_of(config: Config, concurrency: int, where: Path) -> Callable[[], int]:
+    """A round: the whole tournament into a new database; returns the games played."""
+    numbers = itertools.count()
+
+    def play() -> int:
+        store = Store.create(where / f"t{next(numbers)}.sqlite", config.to_json())
+        try:
+            return run(config, store, concurrency, workdir=where / "logs")
+        finally:
+            store.close()
+
+    return play
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_tournament_of_the_default_bots(
+    benchmark: BenchmarkFixture, concurrency: int, tmp_path: Path
+) -> None:
+    benchmark.group = "tournament: the default's three bots, in-process, 24 games a pair"
+    bots = tuple(resolve(name) for name in DEFAULT_TOURNAMENT)
+    config = Config(bots=bots, games_per_pair=24, seed=1)
+    play = rounds_of(config, concurrency, tmp_path)
+    assert benchmark.pedantic(play, rounds=3, iterations=1) == 72
+
+
+@pytest.mark.parametrize("restart", ["failure", "task", "game"])
+def test_tournament_with_a_bot_slow_to_start(
+    benchmark: BenchmarkFixture, restart: str, tmp_path: Path
+) -> None:
+    benchmark.group = "tournament: a bot that takes 0.3 s to start v greedy, 20 games, 2 workers"
+    log = tmp_path / "slow.log"
+    slow = BotSpec("slow", (sys.executable, str(PIDS), str(log), "--start-delay", "0.3"))
+    config = Config(
+        bots=(slow, BotSpec("greedy", builtin="greedy")),
+        games_per_pair=20,
+        seed=1,
+        in_process=False,
+        restart=restart,
+    )
+    play = rounds_of(config, 2, tmp_path)
+
+    def round_() -> Any:
+        log.unlink(missing_ok=True)
+        return play()
+
+    assert benchmark.pedantic(round_, rounds=3, iterations=1) == 20
+    starts = {line.split()[0] for line in log.read_text().splitlines()}
+    benchmark.extra_info["starts"] = len(starts)
+    # 5 tasks of 4 games; with bots kept, one process a worker (or one, if a worker took all).
+    assert len(starts) in {"failure": (1, 2), "task": (5,), "game": (20,)}[restart]
