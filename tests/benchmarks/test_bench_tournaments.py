@@ -50,23 +50,23 @@ def rounds_of(config: Config, concurrency: int, where: Path) -> Callable[[], int
 def test_tournament_of_the_default_bots(
     benchmark: BenchmarkFixture, concurrency: int, tmp_path: Path
 ) -> None:
-    benchmark.group = "tournament: the default's three bots, in-process, 24 games a pair"
+    benchmark.group = "tournament: the default's three bots, in-process, 12 games a pair"
     bots = tuple(resolve(name) for name in DEFAULT_TOURNAMENT)
-    config = Config(bots=bots, games_per_pair=24, seed=1)
+    config = Config(bots=bots, games_per_pair=12, seed=1)
     play = rounds_of(config, concurrency, tmp_path)
-    assert benchmark.pedantic(play, rounds=3, iterations=1) == 72
+    assert benchmark.pedantic(play, rounds=3, iterations=1) == 36
 
 
 @pytest.mark.parametrize("restart", ["failure", "task", "game"])
 def test_tournament_with_a_bot_slow_to_start(
     benchmark: BenchmarkFixture, restart: str, tmp_path: Path
 ) -> None:
-    benchmark.group = "tournament: a bot that takes 0.3 s to start v greedy, 20 games, 2 workers"
+    benchmark.group = "tournament: a bot that takes 0.3 s to start v greedy, 12 games, 2 workers"
     log = tmp_path / "slow.log"
     slow = BotSpec("slow", (sys.executable, str(PIDS), str(log), "--start-delay", "0.3"))
     config = Config(
         bots=(slow, BotSpec("greedy", builtin="greedy")),
-        games_per_pair=20,
+        games_per_pair=12,
         seed=1,
         in_process=False,
         restart=restart,
@@ -77,8 +77,8 @@ def test_tournament_with_a_bot_slow_to_start(
         log.unlink(missing_ok=True)
         return play()
 
-    assert benchmark.pedantic(round_, rounds=3, iterations=1) == 20
+    assert benchmark.pedantic(round_, rounds=3, iterations=1) == 12
     starts = {line.split()[0] for line in log.read_text().splitlines()}
     benchmark.extra_info["starts"] = len(starts)
-    # 5 tasks of 4 games; with bots kept, one process a worker (or one, if a worker took all).
-    assert len(starts) in {"failure": (1, 2), "task": (5,), "game": (20,)}[restart]
+    # 6 tasks of 2 games; with bots kept, one process a worker (or one, if a worker took all).
+    assert len(starts) in {"failure": (1, 2), "task": (6,), "game": (12,)}[restart]
