@@ -112,7 +112,10 @@ def add_process_arguments(parser: argparse.ArgumentParser) -> None:
         "--memory-mb", type=positive_int, help="address-space limit per bot process (MiB)"
     )
     parser.add_argument(
-        "--cpu-seconds", type=positive_int, help="CPU-time limit per bot process (seconds)"
+        "--cpu-seconds",
+        type=positive_int,
+        help="CPU-time limit per bot process (seconds), over all the games it plays (in a "
+        "tournament, see --restart)",
     )
     parser.add_argument("--logs", type=Path, help="keep the bots' stderr logs in this directory")
 

@@ -172,6 +172,7 @@ def test_three_games_with_a_bot_that_crashes_in_each(tmp_path: Path) -> None:
     assert_gone(pids)
 
 
+@pytest.mark.slow  # two games of 3 MiB floods: the slow lane
 def test_the_stderr_log_of_a_flooding_bot_is_capped_over_the_whole_match(tmp_path: Path) -> None:
     spec = hostile_spec("flood", "flood.py", pidfile=tmp_path / "pids")
     Match((spec, GREEDY), HOYLE, CLOCK, games=2, seed=3, workdir=tmp_path).play()

@@ -49,6 +49,7 @@ def test_identical_bots_accept_h0(tmp_path: Path) -> None:
     assert json.loads(again.stdout) == report
 
 
+@pytest.mark.slow  # another whole test from the command line: the slow lane
 def test_the_text_report_names_the_verdict_and_the_estimate(tmp_path: Path) -> None:
     done = sprt(tmp_path, "greedy", "greedy", "--seed", "2", "--db", "s.sqlite")
     assert done.returncode == 0, done.stderr

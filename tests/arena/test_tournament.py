@@ -430,7 +430,7 @@ def assert_ended_by_quit(*logs: Path) -> None:
     [
         ("failure", [[1, 2, 3, 4]]),  # one process for every game of the table
         ("task", [[1, 2], [3, 4]]),  # one a task (here two mirrored games)
-        ("game", [[1], [2], [3], [4]]),  # one a game
+        pytest.param("game", [[1], [2], [3], [4]], marks=pytest.mark.slow),  # one a game
     ],
 )
 def test_restart_decides_which_games_a_bot_process_plays(

@@ -706,7 +706,9 @@ def test_a_hollywood_gauntlet(tmp_path: Path) -> None:
         # Lost: one rotation of a deal, a whole deal, and the last game.
         (Mode.THREE_PLAYER, ("--kind", "gauntlet", "--games-per-table", "6"), (2, 7, 8, 9, 18), 18),
         # Lost: the second half of a deal (the table turned), a whole deal, the first game.
-        (Mode.PARTNERSHIP, ("--games-per-table", "4"), (1, 4, 5, 6), 12),
+        pytest.param(
+            Mode.PARTNERSHIP, ("--games-per-table", "4"), (1, 4, 5, 6), 12, marks=pytest.mark.slow
+        ),
     ],
 )
 def test_a_tournament_of_three_or_four_resumes_to_the_same_games(

@@ -117,7 +117,9 @@ def test_an_engine_that_supports_less_is_skipped_not_failed() -> None:
     [
         (("crash", "3"), "the adapter closed its output (exit code 3); its stderr ends: faulty"),
         (("garbage", "3"), "the adapter answered 'this is not JSON': not JSON"),
-        (("hang", "3"), "the adapter did not answer within 1 s"),
+        pytest.param(  # a second's wait and more: the slow lane
+            ("hang", "3"), "the adapter did not answer within 1 s", marks=pytest.mark.slow
+        ),
     ],
 )
 def test_a_broken_adapter_fails_the_case_at_hand_and_the_run_goes_on(
