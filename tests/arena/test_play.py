@@ -582,6 +582,7 @@ def play(child: Any, until: str = "") -> tuple[str, int]:
     return "".join(transcript), pauses
 
 
+@pytest.mark.slow  # a whole game through a terminal, several hands: the slow lane
 def test_a_whole_game_in_a_terminal() -> None:
     child = spawn("random", "--seed", "12", "--set", "game_target=50", "--name", "ann")
     text, pauses = play(child)
