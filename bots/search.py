@@ -198,8 +198,6 @@ class SearchBot(StrongBot):
         """Worlds dealt, over all searches."""
         self.cut_short = 0
         """Searches the wall clock stopped before their step budget."""
-        self.deadline = float("inf")
-        """When the current decision's simulation must stop (``time.perf_counter``)."""
 
     def world(self, view: View, odds: Sequence[float], unseen: int) -> Hand:
         """One world: this position with the cards the bot cannot see dealt anew, the opponent's

@@ -20,10 +20,13 @@ played before it.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from bots.sdk import Bot, View, discard, game_seed, knock
 from engine.cards import FULL_DECK, SUIT_MASK, VALUES, Card, cards_of, parse_card
@@ -32,6 +35,7 @@ from engine.melds import (
     DISCARD_GAIN,
     Arrangement,
     all_arrangements,
+    best_discards,
     deadwood,
     lay_off,
     lay_off_exposure,
@@ -60,12 +64,17 @@ class Style:
     """How far the opponent's takes, discards and passes move the odds of what it holds."""
     samples: int = 48
     """Opponent hands sampled to judge a knock."""
+    knock_shortlist: int = 3
+    """Knocks judged on those samples: the ones with the least deadwood plus likely lay-offs."""
     min_knock_edge: float = 0.0
     """A knock is made when its expected score beats this many points."""
     gin_hold: int = 3
     """With this much deadwood or less (but some), at least ``gin_hold_stock`` cards in the
     stock and a live card that makes gin, play on for gin instead of knocking."""
     gin_hold_stock: int = 12
+    kept: bool = True
+    """Sample the opponent hands as kept through its draws (:func:`kept_opponent_hands`), not as
+    dealt."""
 
 
 @dataclass
@@ -345,6 +354,62 @@ def sample_opponent_hands(
     return hands
 
 
+KEPT_DRAWS: Final = 8
+"""At most this many of the opponent's stock draws are replayed by :func:`kept_opponent_hands`
+(each costs a solver call a hand; more barely lowers the deadwood further)."""
+
+KEPT_AT_LEAST: Final = 8
+"""The fewest hands :func:`kept_opponent_hands` draws, however late."""
+
+
+def kept_opponent_hands(
+    rng: random.Random,
+    unseen: int,
+    opponent_known: int,
+    odds: Sequence[float],
+    count: int,
+    *,
+    hand_size: int = HAND_SIZE,
+    draws: int = 0,
+    knock_limit: int = -1,
+    deadline: float = math.inf,
+) -> list[int]:
+    """``count`` opponent hands as a player who keeps its best cards would hold them: its hidden
+    cards drawn from the odds as dealt, then improved by ``draws`` more cards from the same odds
+    (its stock draws, at most :data:`KEPT_DRAWS`), each time giving up the card that leaves the
+    least deadwood (never a card it is known to hold). A hand with ``knock_limit`` deadwood or
+    less is redrawn, up to ``count`` times in all: the opponent would have knocked with it.
+    Past ``deadline`` (:func:`time.perf_counter`) it stops early, with at least
+    :data:`KEPT_AT_LEAST` hands.
+
+    Hands drawn from the odds alone (:func:`sample_opponent_hands`) look dealt: about 40
+    deadwood in mid-hand (20 to 25 stock cards left) where real opponents hold about 25; these
+    hold about 24 (docs/LADDER.md)."""
+    hidden = hand_size - opponent_known.bit_count()
+    pool = [(c, odds[c]) for c in cards_of(unseen) if odds[c] > 0]
+    if hidden <= 0 or len(pool) < hidden:
+        return [opponent_known] * count
+    drawn = min(draws, KEPT_DRAWS) if hand_size == HAND_SIZE else 0
+    seen = min(hidden + drawn, len(pool))
+    hands: list[int] = []
+    redraws = count
+    while len(hands) < count:
+        if len(hands) >= KEPT_AT_LEAST and time.perf_counter() >= deadline:
+            break
+        keyed = sorted(pool, key=lambda cw: rng.random() ** (1.0 / cw[1]), reverse=True)
+        hand = opponent_known
+        for card, _weight in keyed[:hidden]:
+            hand |= 1 << card
+        for card, _weight in keyed[hidden:seen]:
+            _, worst = best_discards(hand | 1 << card, opponent_known)
+            hand = (hand | 1 << card) & ~(worst & -worst)
+        if redraws and min_deadwood(hand) <= knock_limit:
+            redraws -= 1
+            continue
+        hands.append(hand)
+    return hands
+
+
 def knock_score(
     melds: Sequence[int],
     knocker_deadwood: int,
@@ -379,6 +444,9 @@ class StrongBot(Bot):
         self.rng = random.Random(seed)
         self.style = style or Style()
         self.memory = HandMemory()
+        self.deadline = math.inf
+        """When sampling must stop (:func:`time.perf_counter`): never for this bot, which has no
+        clock; the search bot sets one each move."""
 
     # -- events: following the hand ------------------------------------------------------------
 
@@ -462,28 +530,51 @@ class StrongBot(Bot):
         card, _ = best_discard(view.hand, view.discardable(), appraisal, danger)
         return discard(card)
 
+    def opponent_hands(
+        self, view: View, unseen: int, odds: Sequence[float], count: int
+    ) -> list[int]:
+        """``count`` hands the opponent may hold, from everything public."""
+        if not self.style.kept:
+            return sample_opponent_hands(
+                self.rng,
+                unseen,
+                view.opponent_known,
+                odds,
+                count,
+                hand_size=view.opponent_hand_size,
+            )
+        memory = self.memory
+        return kept_opponent_hands(
+            self.rng,
+            unseen,
+            view.opponent_known,
+            odds,
+            count,
+            hand_size=view.opponent_hand_size,
+            draws=memory.opponent_draws,
+            knock_limit=view.knock_limit if memory.opponent_discards else -1,
+            deadline=self.deadline,
+        )
+
     def _knock(self, view: View, unseen: int, odds: list[float]) -> Action | None:
         """The best knock, if knocking beats playing on."""
         choices = view.knock_discards()
         if not choices:
             return None
-        opponents: list[int] | None = None
-        first_upcard = view.first_upcard
-        best: tuple[float, int, Arrangement] | None = None
+        arranged: list[tuple[float, int, Arrangement]] = []
         for card in cards_of(choices):
             kept = view.hand ^ (1 << card)
             arrangement = safest_arrangement(kept, odds)
             if arrangement.deadwood == 0:
                 return knock(card, arrangement.melds)
-            if opponents is None:
-                opponents = sample_opponent_hands(
-                    self.rng,
-                    unseen,
-                    view.opponent_known,
-                    odds,
-                    self.style.samples,
-                    hand_size=view.opponent_hand_size,
-                )
+            # What the knock can expect to lose: its deadwood and the defender's likely lay-offs.
+            cost = arrangement.deadwood + lay_off_risk(arrangement.melds, kept, odds)
+            arranged.append((cost, card, arrangement))
+        arranged.sort(key=lambda entry: entry[:2])
+        opponents = self.opponent_hands(view, unseen, odds, self.style.samples)
+        first_upcard = view.first_upcard
+        best: tuple[float, int, Arrangement] | None = None
+        for _, card, arrangement in arranged[: self.style.knock_shortlist]:
             expected = sum(
                 knock_score(
                     arrangement.melds, arrangement.deadwood, opponent, self.rules, first_upcard

@@ -14,6 +14,7 @@ from arena.botspec import resolve
 from arena.match import Match, MatchResult
 from arena.referee import Referee
 from bots.strong import (
+    KEPT_AT_LEAST,
     HandMemory,
     StockOdds,
     StrongBot,
@@ -21,6 +22,7 @@ from bots.strong import (
     discard_gain,
     expected_deadwood,
     gin_outs,
+    kept_opponent_hands,
     knock_score,
     lay_off_risk,
     meld_outs,
@@ -302,6 +304,67 @@ def test_opponent_odds_share_its_hidden_cards_by_the_evidence() -> None:
     assert odds[parse_card("JD")] < unrelated  # next to the card it threw
     assert odds[parse_card("5C")] > unrelated  # the rank it took
     assert odds[parse_card("4S")] > unrelated  # next to the card it took
+
+
+def kept_sample(draws: int, knock_limit: int = -1, count: int = 200) -> tuple[int, int, list[int]]:
+    """Hands drawn by :func:`kept_opponent_hands` for one position: (unseen, known, hands)."""
+    hand = parse_cards("AC 2C 3C 6D 7D 8D 4H 6H 9S JS")
+    pile = [parse_card("QD"), parse_card("KH")]
+    known = parse_cards("5S")
+    memory = HandMemory(pile=pile, opponent_discards=parse_cards("KH"), opponent_takes=known)
+    unseen = unseen_cards(hand, pile, known)
+    odds = opponent_odds(unseen, known, memory)
+    hands = kept_opponent_hands(
+        random.Random(3), unseen, known, odds, count, draws=draws, knock_limit=knock_limit
+    )
+    return unseen, known, hands
+
+
+def test_kept_hands_hold_the_known_cards_and_unseen_ones() -> None:
+    unseen, known, hands = kept_sample(draws=6)
+    assert len(hands) == 200
+    for hand in hands:
+        assert hand.bit_count() == 10
+        assert hand & known == known
+        assert hand & ~known & ~unseen == 0
+    assert kept_sample(draws=6)[2] == hands  # the same generator, the same hands
+
+
+def test_kept_hands_are_better_the_more_the_opponent_drew() -> None:
+    """A player who drew eight cards and kept its best holds far less deadwood than a dealt hand
+    (mid-hand, real opponents hold about 25 against about 40 for dealt hands)."""
+
+    def mean_deadwood(hands: list[int]) -> float:
+        return sum(min_deadwood(h) for h in hands) / len(hands)
+
+    dealt = mean_deadwood(kept_sample(draws=0)[2])
+    four = mean_deadwood(kept_sample(draws=4)[2])
+    eight = mean_deadwood(kept_sample(draws=8)[2])
+    assert dealt > four + 5 > eight + 8
+    assert eight < 25
+
+
+def test_kept_hands_that_could_have_knocked_are_redrawn() -> None:
+    """An opponent who could have knocked would have: such hands are redrawn (up to ``count``
+    times in all, then kept, so that the sample always fills)."""
+
+    def could_knock(hands: list[int]) -> int:
+        return sum(min_deadwood(h) <= 10 for h in hands)
+
+    assert could_knock(kept_sample(draws=4)[2]) > 20
+    assert could_knock(kept_sample(draws=4, knock_limit=10)[2]) == 0
+    many = could_knock(kept_sample(draws=8)[2])  # more than half: 200 redraws are not enough
+    limited = kept_sample(draws=8, knock_limit=10)[2]
+    assert 0 < could_knock(limited) < many / 3
+    assert len(limited) == 200
+
+
+def test_kept_hands_stop_at_the_deadline_with_a_few() -> None:
+    hand = parse_cards("AC 2C 3C 6D 7D 8D 4H 6H 9S JS")
+    unseen = unseen_cards(hand, [], 0)
+    odds = [0.0 if hand >> c & 1 else 10 / 42 for c in range(52)]
+    hands = kept_opponent_hands(random.Random(1), unseen, 0, odds, 100, draws=8, deadline=0.0)
+    assert len(hands) == KEPT_AT_LEAST
 
 
 def odds_of(held: str = "", dead: str = "", default: float = 0.3) -> list[float]:
