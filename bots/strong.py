@@ -354,7 +354,7 @@ def sample_opponent_hands(
     return hands
 
 
-KEPT_DRAWS: Final = 8
+KEPT_DRAWS: Final = 6
 """At most this many of the opponent's stock draws are replayed by :func:`kept_opponent_hands`
 (each costs a solver call a hand; more barely lowers the deadwood further)."""
 
@@ -378,7 +378,7 @@ def kept_opponent_hands(
     cards drawn from the odds as dealt, then improved by ``draws`` more cards from the same odds
     (its stock draws, at most :data:`KEPT_DRAWS`), each time giving up the card that leaves the
     least deadwood (never a card it is known to hold). A hand with ``knock_limit`` deadwood or
-    less is redrawn, up to ``count`` times in all: the opponent would have knocked with it.
+    less is redrawn, up to ``count // 2`` times in all: the opponent would have knocked with it.
     Past ``deadline`` (:func:`time.perf_counter`) it stops early, with at least
     :data:`KEPT_AT_LEAST` hands.
 
@@ -392,7 +392,7 @@ def kept_opponent_hands(
     drawn = min(draws, KEPT_DRAWS) if hand_size == HAND_SIZE else 0
     seen = min(hidden + drawn, len(pool))
     hands: list[int] = []
-    redraws = count
+    redraws = count // 2
     while len(hands) < count:
         if len(hands) >= KEPT_AT_LEAST and time.perf_counter() >= deadline:
             break

@@ -15,6 +15,7 @@ from arena.match import Match, MatchResult
 from arena.referee import Referee
 from bots.strong import (
     KEPT_AT_LEAST,
+    KEPT_DRAWS,
     HandMemory,
     StockOdds,
     StrongBot,
@@ -331,21 +332,23 @@ def test_kept_hands_hold_the_known_cards_and_unseen_ones() -> None:
 
 
 def test_kept_hands_are_better_the_more_the_opponent_drew() -> None:
-    """A player who drew eight cards and kept its best holds far less deadwood than a dealt hand
-    (mid-hand, real opponents hold about 25 against about 40 for dealt hands)."""
+    """A player who drew cards and kept its best holds far less deadwood than a dealt hand
+    (mid-hand, real opponents hold about 25 against about 40 for dealt hands). Only the first
+    :data:`KEPT_DRAWS` draws are replayed."""
 
     def mean_deadwood(hands: list[int]) -> float:
         return sum(min_deadwood(h) for h in hands) / len(hands)
 
     dealt = mean_deadwood(kept_sample(draws=0)[2])
     four = mean_deadwood(kept_sample(draws=4)[2])
-    eight = mean_deadwood(kept_sample(draws=8)[2])
-    assert dealt > four + 5 > eight + 8
-    assert eight < 25
+    six = mean_deadwood(kept_sample(draws=6)[2])
+    assert dealt > four + 5 > six + 8
+    assert six < 25
+    assert kept_sample(draws=KEPT_DRAWS + 2) == kept_sample(draws=KEPT_DRAWS)
 
 
 def test_kept_hands_that_could_have_knocked_are_redrawn() -> None:
-    """An opponent who could have knocked would have: such hands are redrawn (up to ``count``
+    """An opponent who could have knocked would have: such hands are redrawn (up to ``count // 2``
     times in all, then kept, so that the sample always fills)."""
 
     def could_knock(hands: list[int]) -> int:
@@ -353,8 +356,8 @@ def test_kept_hands_that_could_have_knocked_are_redrawn() -> None:
 
     assert could_knock(kept_sample(draws=4)[2]) > 20
     assert could_knock(kept_sample(draws=4, knock_limit=10)[2]) == 0
-    many = could_knock(kept_sample(draws=8)[2])  # more than half: 200 redraws are not enough
-    limited = kept_sample(draws=8, knock_limit=10)[2]
+    many = could_knock(kept_sample(draws=6)[2])  # more than a third: 100 redraws fall short
+    limited = kept_sample(draws=6, knock_limit=10)[2]
     assert 0 < could_knock(limited) < many / 3
     assert len(limited) == 200
 
