@@ -13,12 +13,14 @@ import pytest
 from arena.botspec import resolve
 from arena.match import Match, MatchResult
 from arena.referee import Referee
+from bots import strong
 from bots.strong import (
     KEPT_AT_LEAST,
     KEPT_DRAWS,
     HandMemory,
     StockOdds,
     StrongBot,
+    Style,
     discard_danger,
     discard_gain,
     expected_deadwood,
@@ -235,6 +237,38 @@ def test_knocks_early_declaring_valid_melds() -> None:
     assert check_arrangement(kept, action.melds) == 5
     table.hand.apply(action)  # the engine accepts it
     assert table.hand.result is not None
+
+
+def test_judges_only_the_likeliest_knocks_on_the_sampled_hands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With 5H drawn, AC 2C 3C 4D 5D 6D 7H 7S 7C 5H KS can knock discarding KS (5 deadwood) or 5H
+    (10): with ``knock_shortlist=1`` only the first is scored against the sampled hands."""
+    calls: list[int] = []
+    real = strong.knock_score
+
+    def counted(*args: object, **kwargs: object) -> int:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(strong, "knock_score", counted)
+    table = Table(
+        deal("AC 2C 3C 4D 5D 6D 7H 7S 7C KS", OTHER, "8H"),
+        bot=StrongBot(0, Style(samples=10, knock_shortlist=1)),
+    )
+    table.apply(Action.parse("pass"), Action.parse("pass"))
+    table.hand.stock.append(parse_card("5H"))
+    table.apply(Action.parse("draw stock"))
+    eleven = table.hand.hands[0]
+    choices = [c for c in cards_of(eleven) if min_deadwood(eleven ^ 1 << c) <= 10]
+    assert sorted(choices) == sorted(cards_of(parse_cards("KS 5H")))
+    action = table.ask()
+    assert action.kind is ActionKind.KNOCK and action.card == parse_card("KS")
+    assert len(calls) == 10
+    calls.clear()
+    table.bot.style = Style(samples=10, knock_shortlist=2)
+    assert table.ask() == action
+    assert len(calls) == 20
 
 
 def test_plays_on_for_gin_early_with_little_deadwood_and_knocks_late() -> None:
