@@ -17,7 +17,8 @@ opponent hands is positive, unless it is early and gin is one live card away.
 Its effort is counted in engine steps, not seconds, so its play depends only on its seed and
 options: ``budget`` (seconds a move, default 0.1) is turned into steps at a fixed rate, and is
 also a wall-clock limit the bot keeps by itself. Only a search the clock stops before its step
-budget (on a slow or busy machine) depends on timing; :attr:`SearchBot.cut_short` counts them.
+budget (on a slow or busy machine) depends on timing; :attr:`SearchBot.cut_short` counts them
+(and the opponent hands drawn to judge a knock stop at half the budget, rarely reached).
 docs/LADDER.md says why this design, what was tried before it, and what it gains.
 """
 
@@ -69,6 +70,11 @@ SHOW_DOWN_STEPS: Final = 20
 
 SEARCH_SHARE: Final = 0.8
 """The share of a move's budget, from the request, after which no new world is dealt."""
+
+SAMPLING_SHARE: Final = 0.5
+"""The share of a move's budget, from the request, after which no more opponent hands are drawn
+to judge a knock (the knock is then judged on those drawn, at least
+:data:`bots.strong.KEPT_AT_LEAST`, and scoring them takes time too)."""
 
 _FINISHED: Final = Phase.FINISHED
 _DISCARD: Final = Phase.DISCARD
@@ -198,6 +204,8 @@ class SearchBot(StrongBot):
         """Worlds dealt, over all searches."""
         self.cut_short = 0
         """Searches the wall clock stopped before their step budget."""
+        self.deadline = float("inf")
+        """When the current decision's simulation must stop (``time.perf_counter``)."""
 
     def world(self, view: View, odds: Sequence[float], unseen: int) -> Hand:
         """One world: this position with the cards the bot cannot see dealt anew, the opponent's
@@ -259,11 +267,14 @@ class SearchBot(StrongBot):
     def choose(self, view: View) -> Action:
         # The clock starts with the request: the appraisal and the knock's samples come out of
         # the same budget, and the simulation stops with a fifth of it to spare.
-        self.deadline = time.perf_counter() + SEARCH_SHARE * self.effort.budget
+        start, budget = time.perf_counter(), self.effort.budget
+        self.deadline = start + SEARCH_SHARE * budget
+        self.sampling_deadline = start + SAMPLING_SHARE * budget
         try:
             return super().choose(view)
         finally:
-            self.deadline = float("inf")  # a decision method called directly has steps only
+            # A decision method called directly has steps only.
+            self.deadline = self.sampling_deadline = float("inf")
 
     def _draw(self, view: View, take: Action, other: Action) -> Action:
         """Take the upcard (``take``) or not (``other``: the stock, or a pass)."""

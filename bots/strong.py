@@ -444,9 +444,9 @@ class StrongBot(Bot):
         self.rng = random.Random(seed)
         self.style = style or Style()
         self.memory = HandMemory()
-        self.deadline = math.inf
-        """When sampling must stop (:func:`time.perf_counter`): never for this bot, which has no
-        clock; the search bot sets one each move."""
+        self.sampling_deadline = math.inf
+        """When sampling the opponent's hands must stop (:func:`time.perf_counter`): never for
+        this bot, which has no clock; the search bot sets one each move."""
 
     # -- events: following the hand ------------------------------------------------------------
 
@@ -553,7 +553,7 @@ class StrongBot(Bot):
             hand_size=view.opponent_hand_size,
             draws=memory.opponent_draws,
             knock_limit=view.knock_limit if memory.opponent_discards else -1,
-            deadline=self.deadline,
+            deadline=self.sampling_deadline,
         )
 
     def _knock(self, view: View, unseen: int, odds: list[float]) -> Action | None:
