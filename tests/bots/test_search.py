@@ -17,11 +17,12 @@ from arena.botspec import resolve
 from arena.connection import InProcessConnection
 from arena.match import Match
 from arena.referee import Referee
+from bots import strong
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot, View
 from bots.search import SHOW_DOWN_STEPS, STEPS_PER_SECOND, Effort, SearchBot, highest, rollout
-from bots.strong import StrongBot
+from bots.strong import KEPT_AT_LEAST, StrongBot
 from engine.cards import FULL_DECK, VALUES, parse_card, parse_cards
 from engine.hand import DRAW_DISCARD, DRAW_STOCK, PASS, Action, ActionKind, Hand
 from engine.rules import HOYLE, PRESETS, Rules
@@ -183,6 +184,32 @@ def test_an_exhausted_clock_stops_every_search_and_the_bot_still_plays() -> None
     bot = SearchBot(4, Effort(budget=1e-9))
     play_games(HOYLE, lambda: bot, GreedyBot, [51])
     assert bot.searches > 0 and bot.cut_short == bot.searches and bot.worlds == 0
+
+
+def test_an_exhausted_clock_judges_a_knock_on_the_fewest_samples(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The opponent hands for a knock stop at half the budget, with
+    :data:`bots.strong.KEPT_AT_LEAST` of them: the clock bounds the knock as well as the search
+    (the strong bot, with no clock, draws all its samples)."""
+    drawn: list[int] = []
+    real = strong.kept_opponent_hands
+
+    def counted(*args: object, **kwargs: object) -> list[int]:
+        hands = real(*args, **kwargs)  # type: ignore[arg-type]
+        drawn.append(len(hands))
+        return hands
+
+    monkeypatch.setattr(strong, "kept_opponent_hands", counted)
+    for bot, expected in ((SearchBot(0, Effort(budget=1e-9)), KEPT_AT_LEAST), (StrongBot(0), 48)):
+        drawn.clear()
+        table = Table(deal("AC 2C 3C 4D 5D 6D 7H 7S 7C KS", OTHER, "8H"), bot=bot)
+        table.apply(Action.parse("pass"), Action.parse("pass"))
+        table.hand.stock.append(parse_card("5H"))
+        table.apply(Action.parse("draw stock"))
+        action = table.ask()
+        assert action.kind is ActionKind.KNOCK and action.card == parse_card("KS")
+        assert drawn == [expected]
 
 
 def test_the_step_budget_ends_searches_that_the_clock_does_not(
