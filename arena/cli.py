@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from arena import (
+    ab_cmd,
     checkbot,
     conformance_cmd,
     judge_cmd,
@@ -72,6 +73,7 @@ COMMANDS: tuple[Command, ...] = (
     Command.of("protocol", protocol_cmd),
     Command.of("conformance", conformance_cmd),
     Command.of("sprt", sprt_cmd),
+    Command.of("ab", ab_cmd),
 )
 
 

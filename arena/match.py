@@ -35,6 +35,10 @@ class MatchError(RuntimeError):
         super().__init__(message)
         self.bot = bot
 
+    def __reduce__(self) -> tuple[type[MatchError], tuple[str, int]]:
+        # Raised in a worker process (gin-arena ab), it crosses back to the parent pickled.
+        return type(self), (str(self), self.bot)
+
 
 def rotations(mode: Mode) -> tuple[tuple[int, ...], ...]:
     """The seatings a mirrored deal is played in: ``seats[p]`` is the bot at player ``p``."""

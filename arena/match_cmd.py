@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import json
 import os
-import secrets
 import signal
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from arena.options import (
     positive_int,
     rules_from,
     sandbox_from,
+    seed_from,
 )
 from arena.referee import Clock, RecordWriteError
 from bots import BUILTIN
@@ -113,9 +113,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from(args.rules, args.options)
     clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
     count = args.hands if args.hands is not None else (args.games if args.games is not None else 2)
-    seed = args.seed if args.seed is not None else secrets.randbits(63)
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"bad seed {seed}: a seed is an integer from 0 to 2**64 - 1")
+    seed = seed_from(args.seed)
     mode = mode_from(args.mode, len(args.bot), rules, args.hands is not None)
     specs = bot_specs(args)
     logs = logs_from(args.logs)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import secrets
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -46,6 +47,15 @@ def seconds(text: str) -> float:
             f"expected seconds from 0 to {Clock.LIMIT:.0f} (a day), got {text!r}"
         )
     return value
+
+
+def seed_from(seed: int | None) -> int:
+    """The deals' seed: ``--seed`` checked, or a random one when it is not given."""
+    if seed is None:
+        return secrets.randbits(63)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"bad seed {seed}: a seed is an integer from 0 to 2**64 - 1")
+    return seed
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,8 +109,8 @@ def add_clock_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_process_arguments(parser: argparse.ArgumentParser) -> None:
-    """The limits and sandbox of each bot process, and where their logs go."""
+def add_process_arguments(parser: argparse.ArgumentParser, logs: bool = True) -> None:
+    """The limits and sandbox of each bot process, and (with ``logs``) where their logs go."""
     parser.add_argument(
         "--sandbox",
         choices=SANDBOX_MODES,
@@ -117,7 +127,10 @@ def add_process_arguments(parser: argparse.ArgumentParser) -> None:
         help="CPU-time limit per bot process (seconds), over all the games it plays (in a "
         "tournament, see --restart)",
     )
-    parser.add_argument("--logs", type=Path, help="keep the bots' stderr logs in this directory")
+    if logs:
+        parser.add_argument(
+            "--logs", type=Path, help="keep the bots' stderr logs in this directory"
+        )
 
 
 def sandbox_from(mode: str | None, bots: Iterable[BotSpec], in_process: bool) -> Sandbox | None:
@@ -152,6 +165,7 @@ __all__ = [
     "rules_from",
     "sandbox_from",
     "seconds",
+    "seed_from",
 ]
 
 

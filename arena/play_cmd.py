@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from arena.options import (
     positive_int,
     rules_from,
     sandbox_from,
+    seed_from,
 )
 from arena.referee import Clock
 from bots import BUILTIN
@@ -137,9 +137,7 @@ def run(args: argparse.Namespace) -> int:
             f"--move-time with --grace and --time-bank must give at least {HUMAN_SECONDS:g} s a "
             "move: your own moves are charged the CPU time of drawing the screen"
         )
-    seed = args.seed if args.seed is not None else secrets.randbits(63)
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"bad seed {seed}: a seed is an integer from 0 to 2**64 - 1")
+    seed = seed_from(args.seed)
     if not args.name.strip():
         raise ValueError("--name must not be empty")
     single = args.hands is not None

@@ -668,7 +668,7 @@ def run(
                 return commit.played
             except BaseException:
                 # Killed workers may have left half a row in the queue: it is not read again.
-                _stop_workers(pool)
+                stop_workers(pool)
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
 
@@ -850,7 +850,7 @@ def _worker_start(parent: int, rows: multiprocessing.queues.Queue[GameRow]) -> N
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+def stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     """Kill the workers at once: their games are not committed, and their bots die with them.
 
     A worker killed while it sends a task's result leaves half a message in the pool's result

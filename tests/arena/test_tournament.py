@@ -492,7 +492,7 @@ def test_a_bot_that_fails_in_a_tasks_last_game_starts_afresh_for_the_next(
 
 HALF_A_RESULT = """
 import concurrent.futures, multiprocessing, os, struct, sys
-from arena.tournament import _stop_workers
+from arena.tournament import stop_workers
 
 if __name__ == "__main__":
     pool = concurrent.futures.ProcessPoolExecutor(
@@ -503,7 +503,7 @@ if __name__ == "__main__":
     # pool's manager thread wakes up and blocks reading the rest.
     writer = pool._result_queue._writer
     os.write(writer.fileno(), struct.pack("!i", 1000) + b"x" * 10)
-    _stop_workers(pool)
+    stop_workers(pool)
     pool.shutdown(wait=True)
     print("shut down", flush=True)
 """
