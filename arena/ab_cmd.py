@@ -48,8 +48,8 @@ PROGRESS_STEPS = 10
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("new", help="the bot under test (a name or a command)")
-    parser.add_argument("base", help="the bot it is compared with")
+    parser.add_argument("new", metavar="NEW", help="the bot under test (a name or a command)")
+    parser.add_argument("base", metavar="BASE", help="the bot it is compared with")
     parser.add_argument(
         "--against",
         metavar="OPP",
