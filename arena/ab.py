@@ -21,6 +21,7 @@ any number of workers.
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import math
 import multiprocessing
 import os
@@ -213,31 +214,41 @@ def _tasks(test: ABTest) -> Iterator[tuple[int, tuple[Planned, ...]]]:
 
 
 def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = None) -> ABTest:
-    """Play every hand of ``test`` in ``jobs`` worker processes, calling ``on_chunk`` as each
-    chunk comes in. On Ctrl-C the workers are stopped at once (the hands in flight are lost) and
-    KeyboardInterrupt is raised again: ``test`` holds what was played. A worker that dies (a
-    crash of the arena itself, not of a bot: bots forfeit) raises
+    """Play every hand of ``test`` in ``jobs`` worker processes (two chunks a worker in flight),
+    calling ``on_chunk`` as each chunk comes in. On Ctrl-C the workers are stopped at once (the
+    hands in flight are lost) and KeyboardInterrupt is raised again: ``test`` holds what was
+    played. A worker that dies (a crash of the arena itself, not of a bot: bots forfeit) raises
     :class:`concurrent.futures.process.BrokenProcessPool`."""
     pool = concurrent.futures.ProcessPoolExecutor(
         jobs, mp_context=_CONTEXT, initializer=_worker_start, initargs=(os.getpid(),)
     )
+    tasks = _tasks(test)
+    pending: dict[concurrent.futures.Future[list[Hand]], int] = {}
+
+    def submit(count: int) -> None:
+        for index, games in itertools.islice(tasks, count):
+            future = pool.submit(play_chunk, test.pairings[index].match, games)
+            pending[future] = index
+
     try:
         # With SIGINT blocked while the workers start, they inherit the mask and cannot be
         # interrupted while importing; they ignore it from then on (as a tournament's do).
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            futures = {
-                pool.submit(play_chunk, test.pairings[index].match, games): index
-                for index, games in _tasks(test)
-            }
+            submit(2 * jobs)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        for future in concurrent.futures.as_completed(futures):
-            pairing = test.pairings[futures[future]]
-            for hand in future.result():
-                pairing.hands[hand.game] = hand
-            if on_chunk is not None:
-                on_chunk(test)
+        while pending:
+            done, _ = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in done:
+                pairing = test.pairings[pending.pop(future)]
+                for hand in future.result():
+                    pairing.hands[hand.game] = hand
+                if on_chunk is not None:
+                    on_chunk(test)
+            submit(len(done))
     except BaseException:
         stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
