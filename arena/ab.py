@@ -160,6 +160,14 @@ class ABTest:
             counts[pairing.second] = counts.get(pairing.second, 0) + second
         return counts
 
+    def verdict(self) -> str:
+        """``new`` or ``base`` (the better, at 95% confidence), ``undecided``, or ``forfeits``
+        when a bot forfeited a hand: a forfeit scores no points, so the points no longer say
+        which bot plays better."""
+        if any(self.forfeits().values()):
+            return "forfeits"
+        return {1: "new", -1: "base", 0: "undecided"}[self.difference().verdict]
+
     @property
     def played(self) -> int:
         """Hands played, over all pairings."""
@@ -175,7 +183,7 @@ class ABTest:
             "hands": self.hands,
             "played": self.played,
             "difference": difference.to_json(),
-            "verdict": {1: "new", -1: "base", 0: "undecided"}[difference.verdict],
+            "verdict": self.verdict(),
             "forfeits": self.forfeits(),
         }
         if self.against is not None:

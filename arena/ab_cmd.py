@@ -35,7 +35,8 @@ few tenths of a point a hand in a few thousand hands), where games need hours (g
 
 A bot is the name of a built-in bot, the name of an entry of the --bots file, or a command line.
 The hands are played in --jobs worker processes; the deals depend on --seed only. A bot that
-fails forfeits the hand (it scores no points) and is counted under "forfeits".
+fails forfeits the hand (it scores no points) and is counted under "forfeits"; the test then
+gives no verdict and exits with 1 (gin-arena check-bot finds what makes a bot fail).
 
 examples:
   gin-arena ab "python3 mybot.py" "python3 mybot_v1.py" --against strong --hands 2000
@@ -163,16 +164,21 @@ def report(test: ABTest) -> str:
             lines.append(f"{name:<{width}} against {test.against}: {describe(score)}")
     difference = test.difference()
     lines.append(f"{test.new} - {test.base}: {describe(difference)}")
-    verdict = difference.verdict
-    if verdict > 0:
+    verdict = test.verdict()
+    forfeits = {name: n for name, n in test.forfeits().items() if n}
+    if verdict == "new":
         lines.append(f"{test.new} is better than {test.base} (95% confidence)")
-    elif verdict < 0:
+    elif verdict == "base":
         lines.append(f"{test.new} is worse than {test.base} (95% confidence)")
-    else:
+    elif verdict == "undecided":
         lines.append(
             "no difference shown at 95% confidence: more hands (--hands) resolve smaller ones"
         )
-    forfeits = {name: n for name, n in test.forfeits().items() if n}
+    else:
+        lines.append(
+            "no verdict: a forfeited hand scores no points, so the points do not compare the "
+            "bots; gin-arena check-bot BOT finds what makes a bot fail"
+        )
     lines.append(
         "forfeits: "
         + (", ".join(f"{name} {n}" for name, n in forfeits.items()) if forfeits else "none")
@@ -218,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"gin-arena ab: a worker process died ({error}); no result", file=sys.stderr)
         return 1
     _print(test, args.json)
-    return 0
+    return 1 if test.verdict() == "forfeits" else 0
 
 
 def _print(test: ABTest, as_json: bool) -> None:

@@ -104,7 +104,7 @@ def test_head_to_head_agrees_with_the_same_hands_played_as_a_match(
     expected = {1: "new", -1: "base", 0: "undecided"}[
         Estimate(data["difference"]["points"], data["difference"]["error"], 20).verdict
     ]
-    assert data["verdict"] == expected
+    assert data["verdict"] == expected != "forfeits"
 
 
 def test_the_same_bot_against_an_opponent_differs_by_exactly_nothing(
@@ -142,12 +142,18 @@ def test_a_bot_that_crashes_forfeits_every_hand_and_the_test_goes_on(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     crash = " ".join(hostile("crash.py"))
-    data = ab_json(
-        capsys, crash, "greedy", "--hands", "4", "--seed", "1", "--jobs", "1", "--sandbox", "none"
-    )
+    args = [crash, "greedy", "--hands", "4", "--seed", "1", "--jobs", "1", "--sandbox", "none"]
+    # The command ran but found a problem: exit 1, and no verdict on points a forfeit decided.
+    assert main(["ab", *args, "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
     (name,) = (n for n in data["forfeits"] if n != "greedy")
     assert data["forfeits"] == {name: 4, "greedy": 0}
     assert data["played"] == 4
+    assert data["verdict"] == "forfeits"
+    assert main(["ab", *args]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-2].startswith("no verdict: a forfeited hand scores no points")
+    assert lines[-1] == f"forfeits: {name} 4"
 
 
 def test_bad_input_is_a_usage_error_that_names_it(capsys: pytest.CaptureFixture[str]) -> None:
