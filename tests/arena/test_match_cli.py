@@ -247,7 +247,8 @@ def test_a_bad_input_run_for_real_exits_2() -> None:
 
 def test_a_command_that_does_not_exist_is_a_startup_failure_with_exit_1(tmp_path: Path) -> None:
     ghost = tmp_path / "no-such-bot"
-    done = run_cli("match", "greedy", str(ghost), "--json")
+    # No sandbox: its warning, on a machine without bubblewrap, would come first on stderr.
+    done = run_cli("match", "greedy", str(ghost), "--json", "--sandbox", "none")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.startswith(
         f"gin-arena match: bot 'no-such-bot' could not start: cannot run '{ghost}': "

@@ -592,9 +592,10 @@ def test_a_duplicate_bot_name_is_refused(tmp_path: Path) -> None:
 
 def test_a_bot_that_cannot_start_is_reported_before_any_game(tmp_path: Path) -> None:
     for db in (["--db", "t.sqlite"], []):  # nor the default database
-        done = gin_arena(
-            tmp_path, "tournament", "--bot", "g=greedy", "--bot", f"ghost={GHOST}", *db
-        )
+        done = gin_arena(  # no sandbox: its warning, without bubblewrap, would come first
+            tmp_path, "tournament", "--bot", "g=greedy", "--bot", f"ghost={GHOST}", *db,
+            "--sandbox", "none",
+        )  # fmt: skip
         assert (done.returncode, done.stdout) == (1, "")
         assert done.stderr.startswith(
             f"gin-arena tournament: bot 'ghost' could not start: cannot run '{GHOST}'"
