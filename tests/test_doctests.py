@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ["engine.cards", "engine.hand", "engine.game", "engine.melds", "engine.rules"]
+MODULES = [
+    "engine.cards",
+    "engine.hand",
+    "engine.game",
+    "engine.melds",
+    "engine.rules",
+    "arena.terminal",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
