@@ -51,6 +51,7 @@ from arena.connection import (
     check_reply,
     decode_bot_line,
 )
+from arena.programs import resolve_command, sandbox_startup_hint
 from arena.sandbox import Sandbox, SandboxError
 from engine.hand import Action as EngineAction
 from protocol import messages as m
@@ -222,7 +223,7 @@ class ProcessConnection(Connection):
                 # here, as without a sandbox.
                 _check_program(self.argv[0], env, self.cwd or self.workdir)
                 argv, fds = self.sandbox.wrap(
-                    self.argv,
+                    resolve_command(self.argv, env, self.cwd or self.workdir),
                     workdir=self.workdir,
                     cwd=self.cwd,
                     read_only=self.read_only,
@@ -273,7 +274,11 @@ class ProcessConnection(Connection):
             self._write_out([encode(hello)], timeout)
             line = self._receive(timeout)
         except (BotTimeout, BotCrashed) as error:
-            raise BotStartupError(f"no answer to hello: {error.detail}", self.name) from None
+            detail = error.detail
+            if self.sandbox is not None and isinstance(error, BotCrashed):
+                hint = sandbox_startup_hint(self.argv, env, self.cwd or self.workdir)
+                detail = f"{detail}; {hint}"
+            raise BotStartupError(f"no answer to hello: {detail}", self.name) from None
         except MalformedMessage as error:
             raise BotStartupError(f"bad answer to hello: {error.detail}", self.name) from None
         try:
