@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final
 
-from arena import reaper, wire
+from arena import limits, reaper, wire
 from arena.connection import (
     BotCrashed,
     BotError,
@@ -51,6 +51,7 @@ from arena.connection import (
     check_reply,
     decode_bot_line,
 )
+from arena.limits import BotGroup, LimitError, Limits
 from arena.programs import resolve_command, sandbox_startup_hint
 from arena.sandbox import Sandbox, SandboxError
 from engine.hand import Action as EngineAction
@@ -71,6 +72,12 @@ enough for a Python bot with heavy imports to end by itself)."""
 
 _PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TZ", "SYSTEMROOT")
 _CHUNK: Final = 65536
+_READ_BUDGET: Final = m.MAX_LINE_BYTES + 2 + _CHUNK
+"""The most bytes of a bot's output read at once: more than a whole reply line, so that a reply
+is never cut, and bounded, so that a bot writing without pause cannot hold the referee."""
+_LOG_THROTTLE_SECONDS: Final = 0.01
+"""The pause between reads of a bot's stderr once its log is full: a bot that floods its stderr
+is slowed, not the referee."""
 _PR_SET_PDEATHSIG: Final = 1
 
 
@@ -141,6 +148,7 @@ class ProcessConnection(Connection):
         cwd: Path | None = None,
         memory_mb: int | None = None,
         cpu_seconds: int | None = None,
+        pids: int | None = None,
         log_limit: int = LOG_LIMIT_BYTES,
         quit_wait: float = QUIT_WAIT_SECONDS,
         sandbox: Sandbox | None = None,
@@ -152,7 +160,13 @@ class ProcessConnection(Connection):
         exit on ``quit`` before it is killed. ``sandbox``: run the bot in it, with ``read_only``
         paths visible and ``hidden`` paths (the tournament database, the record file) not; both
         are ignored without a sandbox. The bots' working directories and logs must share a
-        parent directory, which the sandbox hides but for the bot's own directory."""
+        parent directory, which the sandbox hides but for the bot's own directory.
+
+        ``memory_mb``, ``pids`` and ``cpu_seconds`` bound the bot, all its processes together,
+        where control groups are available (:mod:`arena.limits`; None: the defaults
+        :data:`~arena.limits.MEMORY_MB` and :data:`~arena.limits.PIDS`, and no CPU total);
+        elsewhere ``memory_mb`` and ``cpu_seconds`` bound each process (``RLIMIT_AS``,
+        ``RLIMIT_CPU``). With control groups the bot is frozen between its moves."""
         if not argv:
             raise ValueError(f"bot {name!r} has an empty command")
         self.name = name
@@ -162,6 +176,7 @@ class ProcessConnection(Connection):
         self.extra_env = dict(env or {})
         self.memory_mb = memory_mb
         self.cpu_seconds = cpu_seconds
+        self.pids = pids
         self.log_limit = log_limit
         self.quit_wait = quit_wait
         self.sandbox = sandbox
@@ -169,6 +184,9 @@ class ProcessConnection(Connection):
         self.hidden = tuple(hidden)
         self._log_path = log_path
         self._proc: subprocess.Popen[bytes] | None = None
+        self._stdin: IO[bytes] | None = None  # the bot's input, written by the referee
+        self._stdout: IO[bytes] | None = None  # the bot's output, read by the referee
+        self._group: BotGroup | None = None
         self._lines = Lines()
         self._threads: list[threading.Thread] = []
         self._outbox: list[bytes] = []
@@ -199,14 +217,41 @@ class ProcessConnection(Connection):
 
         if self._tie_to_parent:
             die_with_parent(self._parent)
-        if self.memory_mb:
+        if self._group is not None:
+            self._group.join()
+        elif self.memory_mb:  # without a control group, a bound per process
             size = self.memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
         if self.cpu_seconds:
             resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 1))
+        size = limits.FILE_MB * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    def _fresh_workdir(self) -> None:
+        """The bot's working directory, new and empty: nothing a process wrote there reaches a
+        later one (a mirrored deal's replay, the next game after a restart)."""
+        if self.workdir.is_symlink() or self.workdir.is_file():
+            self.workdir.unlink()
+        elif self.workdir.exists():
+            shutil.rmtree(self.workdir)
+        self.workdir.mkdir(parents=True)
+
+    def _limits(self) -> Limits:
+        return Limits(
+            memory_mb=limits.MEMORY_MB if self.memory_mb is None else self.memory_mb,
+            pids=limits.PIDS if self.pids is None else self.pids,
+            cpu_seconds=self.cpu_seconds,
+        )
 
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
-        self.workdir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._fresh_workdir()
+        except OSError as error:
+            raise BotStartupError(
+                f"cannot make its working directory {str(self.workdir)!r}: "
+                f"{error.strerror or error}",
+                self.name,
+            ) from None
         self._log_path.parent.mkdir(parents=True, exist_ok=True)
         self._parent = os.getpid()
         # Linux's parent-death signal follows the thread that forked: only tie the bot to the
@@ -217,11 +262,28 @@ class ProcessConnection(Connection):
         env = minimal_env(self.extra_env, self.workdir)
         argv: list[str] = self.argv
         fds: tuple[int, ...] = ()
+        ends: list[int] = []  # the bot's ends of its stdin and stdout (sandbox), closed here
+        if limits.unavailable() is None:
+            try:
+                self._group = BotGroup.create(self.name, self._limits())
+                self._group.open_join()
+            except (LimitError, OSError) as error:
+                self._drop_group()
+                raise BotStartupError(f"cannot bound its resources: {error}", self.name) from None
         try:
             if self.sandbox is not None:
                 # In the sandbox a missing program is only bwrap's complaint in the log: say it
                 # here, as without a sandbox.
                 _check_program(self.argv[0], env, self.cwd or self.workdir)
+                if self.sandbox.bash is not None:
+                    # bwrap gets /dev/null, the bot its pipes as other descriptors, moved into
+                    # place inside: so bwrap holds no copy of them, and a bot that closes its
+                    # stdout is seen to at once.
+                    stdin_read, stdin_write = os.pipe()
+                    stdout_read, stdout_write = os.pipe()
+                    ends = [stdin_read, stdout_write]
+                    self._stdin = open(stdin_write, "wb", buffering=0)  # noqa: SIM115
+                    self._stdout = open(stdout_read, "rb", buffering=0)  # noqa: SIM115
                 argv, fds = self.sandbox.wrap(
                     resolve_command(self.argv, env, self.cwd or self.workdir),
                     workdir=self.workdir,
@@ -230,25 +292,33 @@ class ProcessConnection(Connection):
                     hidden=self.hidden,
                     env=env,
                     die_with_parent=self._tie_to_parent,
+                    stdio=(ends[0], ends[1]) if ends else None,
+                    tmpfs_mb=self._limits().memory_mb or limits.MEMORY_MB,
                 )
+            piped = subprocess.DEVNULL if ends else subprocess.PIPE
             with reaper.starting():
                 self._proc = subprocess.Popen(
                     argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
+                    stdin=piped,
+                    stdout=piped,
                     stderr=subprocess.PIPE,
                     cwd=self.cwd or self.workdir,
                     env=env,
                     start_new_session=True,
-                    pass_fds=fds,
-                    # Only prctl and setrlimit run between fork and exec, safe with threads.
+                    pass_fds=(*fds, *ends),
+                    # Only prctl, setrlimit and a write to a control group's file run between
+                    # fork and exec, safe with threads.
                     preexec_fn=self._before_exec,  # noqa: PLW1509
                     bufsize=0,
                 )
                 reaper.register(self._proc.pid)
+            if not ends:
+                self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
         except SandboxError as error:
+            self._drop_group()
             raise BotStartupError(str(error), self.name) from None
         except OSError as error:
+            self._drop_group()
             sandbox = self.sandbox
             bwrap = sandbox.bwrap if sandbox else None
             how = f" (the sandbox {bwrap})" if bwrap and error.filename == bwrap else ""
@@ -256,20 +326,21 @@ class ProcessConnection(Connection):
                 f"cannot run {' '.join(self.argv)!r}{how}: {error.strerror or error}", self.name
             ) from None
         finally:
-            for fd in fds:
+            for fd in (*fds, *ends):
                 os.close(fd)
+            if self._group is not None:
+                self._group.close_join()
         proc = self._proc
-        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stderr is not None and self._stdin is not None and self._stdout is not None
         thread = threading.Thread(
             target=self._read_stderr, args=(proc.stderr,), daemon=True, name=self.name
         )
         thread.start()
         self._threads.append(thread)
-        assert proc.stdin is not None
-        os.set_blocking(proc.stdin.fileno(), False)  # see _write_out
-        os.set_blocking(proc.stdout.fileno(), False)  # see _read
+        os.set_blocking(self._stdin.fileno(), False)  # see _write_out
+        os.set_blocking(self._stdout.fileno(), False)  # see _read
         self._output = select.poll()
-        self._output.register(proc.stdout.fileno(), select.POLLIN)
+        self._output.register(self._stdout.fileno(), select.POLLIN)
         try:
             self._write_out([encode(hello)], timeout)
             line = self._receive(timeout)
@@ -287,7 +358,34 @@ class ProcessConnection(Connection):
             raise BotStartupError(error.detail, self.name) from None
         if self.honours_ignores:
             self._ignored = frozenset(ready.ignores or ()) & m.SKIPPABLE_EVENTS
+        self._pause()
         return ready
+
+    def _drop_group(self) -> None:
+        group, self._group = self._group, None
+        if group is not None:
+            group.remove()
+
+    def _pause(self) -> None:
+        """Freeze the bot until it is written to again: it may compute only while a request is
+        open to it (no-op without control groups)."""
+        if self._group is not None:
+            self._group.freeze()
+
+    def _check_cpu(self) -> None:
+        """The bot's CPU total (all its processes) against ``cpu_seconds``: over it, the bot is
+        killed."""
+        group = self._group
+        if group is None or not self.cpu_seconds:
+            return
+        used = group.cpu_seconds()
+        if used is not None and used > self.cpu_seconds:
+            self._kill()
+            raise BotCrashed(
+                f"used {used:.2f} s of CPU time (all its processes), over the limit of "
+                f"--cpu-seconds {self.cpu_seconds}",
+                self.name,
+            )
 
     def heeds(self, kind: str) -> bool:
         """False for the events the bot said it ignores (``ready.ignores``): they are not sent."""
@@ -299,19 +397,21 @@ class ProcessConnection(Connection):
         """Read what the bot has written, waiting up to ``wait`` seconds for something (none:
         only what is there already)."""
         lines = self._lines
-        proc = self._proc
-        if lines.ended or proc is None or proc.stdout is None or self._output is None:
+        stdout = self._stdout
+        if lines.ended or stdout is None or self._output is None:
             return
         if not self._output.poll(wait * 1000):
             return
-        fd = proc.stdout.fileno()
-        while True:
+        fd = stdout.fileno()
+        taken = 0
+        while taken < _READ_BUDGET:  # bounded: a bot that never stops writing is judged
             try:
                 chunk = os.read(fd, _CHUNK)
             except BlockingIOError:
                 return
             except OSError:
                 chunk = b""
+            taken += len(chunk)
             new = lines.feed(chunk) if chunk else lines.end()
             if new and wire.enabled():
                 for line in new:
@@ -331,6 +431,8 @@ class ProcessConnection(Connection):
                         written += len(piece)
                         if written >= self.log_limit:
                             log.write(b"\n[gin-arena: log truncated at the size cap]\n")
+                    else:
+                        time.sleep(_LOG_THROTTLE_SECONDS)
             except (OSError, ValueError):
                 pass
 
@@ -343,6 +445,9 @@ class ProcessConnection(Connection):
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(0.2)
         code = proc.returncode
+        if self._group is not None and self._group.oom_killed():
+            limit = self._limits().memory_mb
+            return f"was killed by the kernel: out of memory (over its limit of {limit} MiB)"
         if code is None:
             return "closed its stdout"
         if code < 0:
@@ -359,9 +464,11 @@ class ProcessConnection(Connection):
         """Write ``lines`` (the outbox's, then any given) within ``timeout`` seconds: the pipe is
         non-blocking, so a bot that reads nothing cannot stall the referee; once the time is up
         it is killed."""
-        proc = self._proc
-        if proc is None or proc.stdin is None:
+        stdin = self._stdin
+        if self._proc is None or stdin is None:
             raise BotCrashed("is not running", self.name)
+        if self._group is not None:
+            self._group.thaw()
         if self._outbox:
             lines = [*self._outbox, *lines]
             self._outbox.clear()
@@ -370,7 +477,7 @@ class ProcessConnection(Connection):
             for line in lines:
                 wire.sent(self.name, line)
         data = memoryview(b"".join(lines))
-        fd = proc.stdin.fileno()
+        fd = stdin.fileno()
         deadline: float | None = None
         try:
             while True:
@@ -400,15 +507,18 @@ class ProcessConnection(Connection):
             if left <= 0:
                 raise BotTimeout(f"no reply within {timeout:.3f} s", self.name)
             self._read(left)
-        return lines.ready.popleft()
+        line = lines.ready.popleft()
+        if lines.ready:  # more than a reply can be: judged now, as if it came unasked
+            decode_bot_line(line, self.name)  # but the reply's own fault first
+            self._check_quiet("the request that would need it")
+        return line
 
     def _writable(self, fd: int, seconds: float) -> bool:
         """Wait up to ``seconds`` for room in the pipe ``fd`` to the bot (or its reader to be
         gone: the write then fails, as it should) or for output from it, which is read, so that
         a bot blocked on a full output pipe is not taken for one that stops reading. False when
         the time is up."""
-        proc = self._proc
-        out = None if proc is None or proc.stdout is None or self._lines.ended else proc.stdout
+        out = None if self._stdout is None or self._lines.ended else self._stdout
         poller = select.poll()
         poller.register(fd, select.POLLOUT)
         if out is not None:
@@ -435,11 +545,11 @@ class ProcessConnection(Connection):
         if self._outbox:
             self._check_quiet("events were written to it")
             self._write_out([], BACKSTOP_SECONDS)
+            self._pause()
 
     def send_line(self, line: bytes) -> None:
         """Send a raw line (the bot checker's probes of unknown messages)."""
-        proc = self._proc
-        if proc is None or proc.stdin is None:
+        if self._proc is None or self._stdin is None:
             raise BotCrashed("is not running", self.name)
         self._write_out([line.rstrip(b"\n") + b"\n"], BACKSTOP_SECONDS)
 
@@ -499,7 +609,10 @@ class ProcessConnection(Connection):
         self._write_out([request], timeout)
         start = _now()
         line = self._receive(timeout, start)
-        return line, _now() - start
+        elapsed = _now() - start
+        self._pause()
+        self._check_cpu()
+        return line, elapsed
 
     # -- stop -------------------------------------------------------------------------------
 
@@ -509,6 +622,8 @@ class ProcessConnection(Connection):
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+        if self._group is not None:  # every process of the bot, wherever it went
+            self._group.kill()
 
     def close(self) -> None:
         """Say quit, give the bot ``quit_wait`` seconds, then kill its whole process group and
@@ -516,11 +631,11 @@ class ProcessConnection(Connection):
         proc = self._proc
         if proc is None or self._closed:
             return
-        if proc.poll() is None and proc.stdin is not None:
+        if proc.poll() is None and self._stdin is not None:
             with contextlib.suppress(BotError):
                 self._write_out([encode(m.Quit(type="quit"))], min(self.quit_wait, 0.5))
             with contextlib.suppress(OSError, ValueError):
-                proc.stdin.close()
+                self._stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(self.quit_wait)
         self.quit_by_itself = proc.poll() is not None
@@ -530,10 +645,11 @@ class ProcessConnection(Connection):
         # Descendants that left the group (another session) were handed to us: end them.
         reaper.unregister(proc.pid)
         reaper.reap_orphans()
+        self._drop_group()
         self._closed = True
         for thread in self._threads:  # the log's reader ends at EOF; let it save the last words
             thread.join(timeout=2)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
+        for stream in (self._stdin, self._stdout, proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()

@@ -29,6 +29,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final, Literal
 
 from protocol import messages as m
@@ -215,6 +216,15 @@ def enable(target: str | None = None) -> None:
     os.environ[ENV] = target
 
 
+def target_file() -> Path | None:
+    """The file the wire is written to (:func:`enable`), if any: a sandboxed bot never sees it
+    (:mod:`arena.sandbox`)."""
+    current = _listeners.target
+    if current is None or current[0] == "-":
+        return None
+    return Path(current[0])
+
+
 def disable() -> None:
     """Stop writing the wire where :func:`enable` sent it, and take it out of :data:`ENV`."""
     current = _listeners.target
@@ -250,4 +260,5 @@ __all__ = [
     "received",
     "sent",
     "tap",
+    "target_file",
 ]

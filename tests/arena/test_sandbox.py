@@ -91,7 +91,8 @@ def test_the_command_hides_the_arena_and_the_hidden_paths(tmp_path: Path) -> Non
     for path in (db, Path(f"{db}-wal"), record):
         path.write_text("secret")
     argv = [sys.executable, str(HOSTILE / "mute.py")]
-    box = Sandbox("/usr/bin/bwrap")
+    root = os.geteuid() == 0
+    box = Sandbox("/usr/bin/bwrap", "/usr/bin/setpriv" if root else None)
     options = box.options(argv, workdir=workdir, read_only=[data], hidden=[db, record])
 
     def at(*words: str) -> int:
@@ -103,24 +104,37 @@ def test_the_command_hides_the_arena_and_the_hidden_paths(tmp_path: Path) -> Non
     for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"):
         assert flag in options
     assert "--new-session" in options and "--die-with-parent" in options
-    if os.geteuid() == 0:
-        assert at("--cap-drop", "ALL") >= 0
+    if root:  # bwrap keeps only what setpriv needs to drop the bot to nobody
+        assert at("--cap-drop", "ALL", "--cap-add", "CAP_SETUID") >= 0
+        assert "--unshare-user" not in options
+    else:
+        assert at("--unshare-user", "--disable-userns") >= 0
     assert at("--proc", "/proc") < at("--ro-bind", str(data), str(data))
     assert at("--ro-bind", str(HOSTILE), str(HOSTILE)) < at("--tmpfs", str(arena))
-    assert at("--tmpfs", str(arena)) < at("--bind", str(workdir), str(workdir))
+    # The bot's own directory: a new memory file system, of a bounded size.
+    size = str(sb.TMPFS_MB * 1024 * 1024)
+    assert at("--tmpfs", str(arena)) < at(
+        "--size", size, "--perms", "0777", "--tmpfs", str(workdir)
+    )
+    assert at("--size", size, "--perms", "1777", "--tmpfs", "/tmp") >= 0
     for path in (db, Path(f"{db}-wal"), record):
         assert at("--ro-bind", "/dev/null", str(path)) > at("--ro-bind", str(data), str(data))
     assert not any(str(Path(f"{db}-shm")) in o for o in options), "only existing files"
+    for cover in ("/", "/proc", "/dev", str(arena)):  # read-only once everything is in place
+        assert at("--remount-ro", cover) > at("--tmpfs", str(workdir))
     assert options[-2:] == ["--chdir", str(workdir)]
     assert "--die-with-parent" not in box.options(argv, workdir=workdir, die_with_parent=False)
 
     command, fds = box.wrap(argv, workdir=workdir, read_only=[data], hidden=[db, record])
     try:
-        assert command == ["/usr/bin/bwrap", "--args", str(fds[0]), "--", *argv]
-        passed = os.pread(fds[0], 1 << 20, 0).split(b"\0")
-        assert passed[-1] == b"" and [os.fsdecode(p) for p in passed[:-1]] == box.options(
-            argv, workdir=workdir, read_only=[data], hidden=[db, record]
-        )
+        args = fds[-1]
+        assert command == ["/usr/bin/bwrap", "--args", str(args), "--", *box.drop(), *argv]
+        assert box.drop()[:2] == (["/usr/bin/setpriv", "--reuid=65534"] if root else [])
+        passed = os.pread(args, 1 << 20, 0).split(b"\0")
+        expected = box.options(argv, workdir=workdir, read_only=[data], hidden=[db, record])
+        if len(fds) == 2:  # the seccomp filter, where libseccomp is installed
+            expected += ["--seccomp", str(fds[0])]
+        assert passed[-1] == b"" and [os.fsdecode(p) for p in passed[:-1]] == expected
     finally:
         for fd in fds:
             os.close(fd)
@@ -341,7 +355,8 @@ def test_close_ends_every_descendant_of_a_bot(sandboxed: bool, tmp_path: Path) -
         conn.start(Referee(HOYLE, CLOCK).hello(0), START)
         # The child in the group, its setsid grandchild, the daemon.
         assert wait_until(lambda: len(with_token(token)) == 3, timeout=30), with_token(token)
-        assert len((workdir / "children").read_text().split()) == 2
+        if not sandboxed:  # the sandbox's working directory is its own, invisible here
+            assert len((workdir / "children").read_text().split()) == 2
     assert wait_until(lambda: not with_token(token), timeout=10), with_token(token)
 
 
