@@ -24,6 +24,7 @@ from arena.options import (
     seed_from,
 )
 from arena.referee import Clock
+from arena.terminal import printable
 
 HELP = "how many points a hand is one bot better than another? paired single hands"
 DESCRIPTION = """\
@@ -156,20 +157,22 @@ def describe(e: Estimate) -> str:
 
 def report(test: ABTest) -> str:
     """The text report: the scores against the opponent, the difference, the verdict and the
-    forfeits."""
+    forfeits; the bots' names escaped for a terminal."""
     lines = []
+    new, base = printable(test.new), printable(test.base)
     if test.against is not None:
-        width = max(len(test.new), len(test.base))
-        for name, score in zip((test.new, test.base), test.scores(), strict=True):
-            lines.append(f"{name:<{width}} against {test.against}: {describe(score)}")
+        width = max(len(new), len(base))
+        against = printable(test.against)
+        for name, score in zip((new, base), test.scores(), strict=True):
+            lines.append(f"{name:<{width}} against {against}: {describe(score)}")
     difference = test.difference()
-    lines.append(f"{test.new} - {test.base}: {describe(difference)}")
+    lines.append(f"{new} - {base}: {describe(difference)}")
     verdict = test.verdict()
-    forfeits = {name: n for name, n in test.forfeits().items() if n}
+    forfeits = {printable(name): n for name, n in test.forfeits().items() if n}
     if verdict == "new":
-        lines.append(f"{test.new} is better than {test.base} (95% confidence)")
+        lines.append(f"{new} is better than {base} (95% confidence)")
     elif verdict == "base":
-        lines.append(f"{test.new} is worse than {test.base} (95% confidence)")
+        lines.append(f"{new} is worse than {base} (95% confidence)")
     elif verdict == "undecided":
         lines.append(
             "no difference shown at 95% confidence: more hands (--hands) resolve smaller ones"
@@ -189,10 +192,11 @@ def report(test: ABTest) -> str:
 def run(args: argparse.Namespace) -> int:
     test = build(args)
     total = args.hands * len(test.pairings)
+    new, base = printable(test.new), printable(test.base)
     if not args.json:
-        opponent = "" if test.against is None else f" against {test.against}"
+        opponent = "" if test.against is None else f" against {printable(test.against)}"
         print(
-            f"A/B {test.new} v {test.base}{opponent}: {args.hands} hands a pairing, mirrored, "
+            f"A/B {new} v {base}{opponent}: {args.hands} hands a pairing, mirrored, "
             f"seed {test.seed}, {args.jobs} worker{'s' * (args.jobs != 1)}",
             flush=True,
         )
@@ -204,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json or step <= shown or t.played == total:
             return
         shown = step
-        print(f"  {t.played}/{total} hands: {t.new} - {t.base} {describe(t.difference())}")
+        print(f"  {t.played}/{total} hands: {new} - {base} {describe(t.difference())}")
         sys.stdout.flush()
 
     try:
@@ -218,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
         _print(test, args.json)
         return 130
     except MatchError as error:  # a bot that cannot start
-        print(f"gin-arena ab: {error}", file=sys.stderr)
+        print(f"gin-arena ab: {printable(str(error), lines=True)}", file=sys.stderr)
         return 1
     except BrokenProcessPool as error:
         print(f"gin-arena ab: a worker process died ({error}); no result", file=sys.stderr)

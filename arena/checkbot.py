@@ -27,6 +27,7 @@ from arena.options import (
 )
 from arena.process import ProcessConnection
 from arena.referee import Clock, GameOutcome, Referee
+from arena.terminal import printable
 from bots.greedy import GreedyBot
 from engine.cards import parse_card, parse_cards
 from engine.hand import Action
@@ -240,8 +241,8 @@ def check_bot(
             True,
             f"ready in {time.perf_counter() - started:.2f} s: protocol {ready.protocol_version}, "
             f"{ready.name!r} {ready.bot_version!r}"
-            + (f" by {ready.author}" if ready.author else "")
-            + (f"; ignores {', '.join(ready.ignores)}" if ready.ignores else ""),
+            + (f" by {printable(ready.author)}" if ready.author else "")
+            + (f"; ignores {', '.join(map(printable, ready.ignores))}" if ready.ignores else ""),
         )
     )
     # Named apart from the bot, whose lines are taken off the wire by its name.
@@ -460,7 +461,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         for c in checks:
-            print(f"{'PASS' if c.ok else 'FAIL'}  {c.name:<42} {c.detail}")
+            detail = printable(c.detail, lines=True)  # a failure may end with the bot's stderr
+            print(f"{'PASS' if c.ok else 'FAIL'}  {c.name:<42} {detail}")
         print(f"{len(checks) - failed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
+from typing import NoReturn
 
 from arena import (
     ab_cmd,
@@ -34,6 +35,7 @@ from arena import (
     sprt_cmd,
     tournament_cmd,
 )
+from arena.terminal import printable
 from engine import __version__
 
 PROG = "gin-arena"
@@ -77,10 +79,16 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors show the arguments they quote with control
+    characters escaped (argparse quotes some arguments raw: ``unrecognized arguments: ...``)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(printable(message, lines=True))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="The reference referee for Gin Rummy bots."
-    )
+    parser = Parser(prog=PROG, description="The reference referee for Gin Rummy bots.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(
         title="commands", dest="command", metavar="COMMAND", required=True
@@ -108,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     except ValueError as error:
-        print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
+        print(f"{PROG} {args.command}: error: {printable(str(error), lines=True)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # Ctrl-C: what was saved stays saved; no traceback
         print(f"\n{PROG} {args.command}: interrupted", file=sys.stderr)

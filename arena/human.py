@@ -32,6 +32,7 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
+from arena.terminal import printable
 from bots.sdk import Bot, View
 from engine.cards import CARD_NAMES, CardError, cards_of, parse_card
 from engine.hand import (
@@ -634,8 +635,15 @@ class HumanBot(Bot):
         self._show: m.ShowDown | None = None
 
     @property
-    def seating(self) -> Seating:
+    def shown_names(self) -> tuple[str, str]:
+        """:attr:`names` as they are shown: control characters escaped (a bot's name may come
+        from a file name or a bots file)."""
         me, other = self.names
+        return printable(me), printable(other)
+
+    @property
+    def seating(self) -> Seating:
+        me, other = self.shown_names
         return Seating(self.seat, (me, other) if self.seat == 0 else (other, me))
 
     # -- input --------------------------------------------------------------------------------
@@ -688,14 +696,14 @@ class HumanBot(Bot):
         self.target = None if message.single_hand else message.target
         self.single_hand = message.single_hand
         self.scores = [0, 0]
-        me, other = self.names
+        me, other = self.shown_names
         what = (
             f"single hand {message.game}"
             if message.single_hand
             else f"game {message.game} to {message.target}"
         )
         self.console.print()
-        self.console.print(Rule(f"{me} v {other}: {what}", style="bold cyan"))
+        self.console.print(Rule(Text(f"{me} v {other}: {what}"), style="bold cyan"))
 
     def on_hand_start(self, message: m.HandStart) -> None:
         self.hand_number = message.hand_number
@@ -747,7 +755,10 @@ class HumanBot(Bot):
         if self.quit is not None:
             return
         self.console.print(
-            Text(f"The referee stops the game: {message.reason}: {message.message}", style="red")
+            Text(
+                printable(f"The referee stops the game: {message.reason}: {message.message}"),
+                style="red",
+            )
         )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena.judge import judge
 from arena.options import add_mode_argument
+from arena.terminal import printable
 from engine.modes import Mode
 
 HELP = "re-check every action and score of a record from the record alone"
@@ -27,16 +28,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     verdict = judge(args.record, None if args.mode is None else Mode(args.mode))
     counts = f"{verdict.games} games, {verdict.hands} hands, {verdict.actions} actions"
+    record = printable(str(args.record))
     if verdict.disagreement is not None:
-        print(f"{args.record}: {verdict.disagreement}")
+        print(f"{record}: {printable(str(verdict.disagreement))}")
         print(f"checked before it: {counts}")
         return 1
     if verdict.incomplete is not None:
         print(
-            f"{args.record}: INCOMPLETE: the record stops in the middle of the game at line "
+            f"{record}: INCOMPLETE: the record stops in the middle of the game at line "
             f"{verdict.incomplete} (an interrupted match); what it holds agrees with the rules "
             f"({counts} checked)"
         )
         return 1
-    print(f"{args.record}: OK ({counts} checked)")
+    print(f"{record}: OK ({counts} checked)")
     return 0

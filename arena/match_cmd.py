@@ -30,6 +30,7 @@ from arena.options import (
     seed_from,
 )
 from arena.referee import Clock, RecordWriteError
+from arena.terminal import printable
 from bots import BUILTIN
 from engine.formats import FormatResult
 from engine.modes import Mode
@@ -136,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         mode=mode,
     )
     names = match.names()
+    shown = tuple(printable(name) for name in names)
     unit = "hand" if args.hands is not None else "game"
     played = 0
 
@@ -150,15 +152,15 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.json:
         if mode is Mode.PARTNERSHIP:
-            title = f"{names[0]} & {names[2]} v {names[1]} & {names[3]}"
+            title = f"{shown[0]} & {shown[2]} v {shown[1]} & {shown[3]}"
         else:
-            title = " v ".join(names)
+            title = " v ".join(shown)
         print(
             f"{title}: {count} {unit}s"
             + ("" if mode is Mode.TWO_PLAYER else f", {mode}")
             + (f", seed {seed}" if args.seed is not None else "")
             + f", rules {args.rules}"
-            + (f" ({', '.join(args.options)})" if args.options else "")
+            + (f" ({printable(', '.join(args.options))})" if args.options else "")
             + (", mirrored" if args.mirror else "")
         )
     try:
@@ -173,11 +175,11 @@ def run(args: argparse.Namespace) -> int:
             if record is not None:
                 record.close()
     except MatchError as error:
-        print(f"gin-arena match: {error}", file=sys.stderr)
+        print(f"gin-arena match: {printable(str(error), lines=True)}", file=sys.stderr)
         return 1
     except RecordWriteError as error:
         assert record is not None
-        print(f"gin-arena match: {error} ({record.path})", file=sys.stderr)
+        print(f"gin-arena match: {printable(f'{error} ({record.path})')}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         kept = f"; the record {str(record.path)!r} holds them" if record and played else ""
@@ -292,7 +294,8 @@ class RecordFile:
 
 
 def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
-    """One line for a finished game: who won, the scores (winners first) and any forfeit."""
+    """One line for a finished game: who won, the scores (winners first) and any forfeit, the
+    names and the failure's message escaped for a terminal."""
     o = report.outcome
     head = f"{unit} {report.number:>3}: "
     if report.winner is None:
@@ -302,7 +305,7 @@ def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
         w = o.winner
         assert w is not None
         scores = [o.scores[w], *(s for k, s in enumerate(o.scores) if k != w)]
-        who = " & ".join(names[b] for b in winners)
+        who = " & ".join(printable(names[b]) for b in winners)
         text = f"{head}{who} win{'s' if len(winners) == 1 else ''} {'-'.join(map(str, scores))}"
         if unit == "game":
             games = o.result.games if isinstance(o.result, FormatResult) else ()
@@ -310,19 +313,21 @@ def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
             text += f" ({'games ' + split if split else ''}{o.hands} hands)"
     if o.failure is not None and report.failed is not None:
         rule = f" [{o.failure.rule}]" if o.failure.rule else ""
-        text += f"; {names[report.failed]} forfeits: {o.failure.reason}{rule}: {o.failure.message}"
+        failed, message = printable(names[report.failed]), printable(o.failure.message)
+        text += f"; {failed} forfeits: {o.failure.reason}{rule}: {message}"
     return text
 
 
 def summary(result: MatchResult, unit: str) -> str:
+    """The table of wins, losses, draws, score and failures by bot, the names escaped for a
+    terminal."""
     games = result.played
     lines = [f"{'bot':<20} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}  failures"]
     for bot in range(len(result.names)):
         wins, losses, draws = result.wins(bot), result.losses(bot), result.draws()
         score = (wins + draws / 2) / games if games else 0.0
         fails = ", ".join(f"{k} {v}" for k, v in sorted(result.failures(bot).items())) or "-"
-        lines.append(
-            f"{result.names[bot]:<20} {wins:>5} {losses:>6} {draws:>5} {score:>6.1%}  {fails}"
-        )
+        name = printable(result.names[bot])
+        lines.append(f"{name:<20} {wins:>5} {losses:>6} {draws:>5} {score:>6.1%}  {fails}")
     lines.append(f"{games} {unit}s, seed {result.seed}")
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from arena.options import (
     seed_from,
 )
 from arena.referee import Clock
+from arena.terminal import printable
 from bots import BUILTIN
 
 if TYPE_CHECKING:
@@ -165,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
     )
     names = match.names()
     human.names = (names[0], names[1])
+    shown = [printable(name) for name in names]
     unit = "hand" if single else "game"
     interrupt = Interrupt()
     finished = 0  # games over when the human left between two of them
@@ -176,7 +178,8 @@ def run(args: argparse.Namespace) -> int:
         failure = report.outcome.failure
         if failure is not None and report.failed == 1:
             rule = f" [{failure.rule}]" if failure.rule else ""
-            console.print(f"{names[1]} forfeits: {failure.reason}{rule}: {failure.message}")
+            message = printable(failure.message)
+            console.print(f"{shown[1]} forfeits: {failure.reason}{rule}: {message}")
         if result.played < count:
             nonlocal finished
             finished = result.played
@@ -184,8 +187,8 @@ def run(args: argparse.Namespace) -> int:
             finished = 0
 
     console.print(
-        f"{names[0]} v {names[1]}: {count} {unit}{'s' if count != 1 else ''}, rules {args.rules}"
-        + (f" ({', '.join(args.options)})" if args.options else "")
+        f"{shown[0]} v {shown[1]}: {count} {unit}{'s' if count != 1 else ''}, rules {args.rules}"
+        + (f" ({printable(', '.join(args.options))})" if args.options else "")
         + ("" if single else f", game to {rules.game_target}")
         + ". Type ? at a prompt for help, q to quit."
     )
@@ -203,12 +206,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"\ninterrupted: the {unit} is abandoned (seed {seed})", file=sys.stderr)
         return 130
     except MatchError as error:
-        print(f"gin-arena play: {error}", file=sys.stderr)
+        print(f"gin-arena play: {printable(str(error), lines=True)}", file=sys.stderr)
         return 1
     wins, losses = result.wins(0), result.losses(0)
     console.print()
     console.print(
-        f"{names[0]} won {wins} and {names[1]} won {losses} of {result.played} {unit}"
+        f"{shown[0]} won {wins} and {shown[1]} won {losses} of {result.played} {unit}"
         + ("s" if result.played != 1 else "")
         + (f" ({result.draws()} drawn)" if result.draws() else "")
         + f"; seed {seed}."

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from arena.standings import FORMATS, forfeits, render, standings
 from arena.store import Store
+from arena.terminal import printable
 from arena.tournament import Config, check_anchor
 
 NAME = "ratings"
@@ -45,5 +46,5 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(render(table, args.format))
     if args.format == "table":
         for line in forfeits(games):
-            print(line)
+            print(printable(line))
     return 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena.record import read_games
 from arena.replay import render
+from arena.terminal import printable
 
 HELP = "show a recorded game hand by hand"
 DESCRIPTION = """\
@@ -34,5 +35,5 @@ def run(args: argparse.Namespace) -> int:
         if index:
             print()
         for line in render(game):
-            print(line)
+            print(printable(line))  # names, dates and messages are the record's
     return 0

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from arena.report.data import ReportError, build, from_record, from_store
+from arena.terminal import printable
 
 HELP = "write a tournament or a match as one self-contained HTML page"
 DESCRIPTION = """\
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     write_atomically(args.output, text)
     what = "data" if args.json else "report"
-    print(f"{what} of {data['games']} games written to {args.output}")
+    print(f"{what} of {data['games']} games written to {printable(str(args.output))}")
     return 0
 
 

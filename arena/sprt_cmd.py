@@ -27,6 +27,7 @@ from arena.options import (
 )
 from arena.sprt import Pentanomial, Verdict, bounds, decide, elo_estimate, los, pair_index
 from arena.store import GameRow, Store, StoreError
+from arena.terminal import printable
 from arena.tournament import (
     Config,
     Venue,
@@ -212,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
             try:
                 versions = probe(config, Path(scratch), venue)
             except MatchError as error:
-                print(f"gin-arena sprt: {error}; no game was played", file=sys.stderr)
+                why = printable(str(error), lines=True)  # may end with the bot's stderr
+                print(f"gin-arena sprt: {why}; no game was played", file=sys.stderr)
                 return 1
         store = Store.create(
             db,
@@ -264,10 +266,12 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
             tally.add(row)
     p0 = tally.p
     verdict = decide(p0, elo0, elo1, alpha, beta)[0] if p0.pairs else Verdict.CONTINUE
+    shown_new, shown_base = printable(new), printable(base)
     if not quiet:
         print(
-            f"SPRT {new} v {base}: H0 Elo <= {elo0:g}, H1 Elo >= {elo1:g}, alpha {alpha:g}, "
-            f"beta {beta:g}, at most {params['max_games']} games; database {db}"
+            f"SPRT {shown_new} v {shown_base}: H0 Elo <= {elo0:g}, H1 Elo >= {elo1:g}, "
+            f"alpha {alpha:g}, beta {beta:g}, at most {params['max_games']} games; "
+            f"database {printable(str(db))}"
             + (f"; resuming at {p0.games} games" if p0.games else ""),
             flush=True,
         )
@@ -320,8 +324,10 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
         print(json.dumps(report, indent=2))
         return 0
     what = {
-        Verdict.H1: f"H1 accepted: {new} is stronger than {base} by at least {elo1:g} Elo",
-        Verdict.H0: f"H0 accepted: {new} is not stronger than {base} by more than {elo0:g} Elo",
+        Verdict.H1: f"H1 accepted: {shown_new} is stronger than {shown_base} by at least "
+        f"{elo1:g} Elo",
+        Verdict.H0: f"H0 accepted: {shown_new} is not stronger than {shown_base} by more than "
+        f"{elo0:g} Elo",
         Verdict.CONTINUE: f"no verdict after {p.games} games (--max-games {params['max_games']})",
     }[verdict]
     print(what)

@@ -25,6 +25,7 @@ from arena.connection import FAILURE_REASONS
 from arena.ratings import Fit, RatingError, Result, TeamResult, fit, table_results
 from arena.referee import HAND_LIMIT, REFEREE
 from arena.store import GameRow
+from arena.terminal import printable
 
 FORMATS = ("table", "json", "csv")
 
@@ -152,10 +153,12 @@ def render_json(table: Standings) -> str:
 def render_table(table: Standings, width: int | None = None) -> str:
     """A plain-text table (rich renders it; no colour codes, so it reads the same in a file),
     fitted to ``width`` columns (rich shortens the columns that can be), or as wide as it needs
-    with None."""
+    with None. The bots' names are shown with control characters escaped, and never read as
+    rich markup."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     caption = _CAPTIONS.get(table.mode)
     grid = Table(
@@ -189,7 +192,7 @@ def render_table(table: Standings, width: int | None = None) -> str:
     for rank, r in enumerate(table.fit.ratings, 1):
         grid.add_row(
             str(rank),
-            r.name,
+            Text(printable(r.name)),
             f"{r.elo:+.0f}",
             f"[{r.low:+.0f}, {r.high:+.0f}]",
             str(r.games),
@@ -258,11 +261,14 @@ def forfeits(games: Sequence[GameRow]) -> list[str]:
 
 
 def render(table: Standings, fmt: str) -> str:
-    """The standings as ``fmt``; a table fits the terminal when standard output is one."""
+    """The standings as ``fmt``; a table fits the terminal when standard output is one. CSV keeps
+    the names exactly, but for a terminal, where their control characters are escaped (JSON
+    escapes them itself)."""
     if fmt == "json":
         return render_json(table)
     if fmt == "csv":
-        return render_csv(table)
+        text = render_csv(table)
+        return printable(text, lines=True) if sys.stdout.isatty() else text
     width = None
     if sys.stdout.isatty():
         width = shutil.get_terminal_size().columns

@@ -29,6 +29,7 @@ from arena.options import (
 )
 from arena.standings import FORMATS, forfeits, render, standings
 from arena.store import GameRow, Store, StoreError
+from arena.terminal import printable
 from arena.tournament import (
     CLOCK_FIELDS,
     KINDS,
@@ -273,13 +274,14 @@ def run(args: argparse.Namespace) -> int:
         except cluster.ClusterError as error:
             if args.resume:
                 store.close()
-            print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
+            _no_game(error)
             if ray is not None:
                 cluster.disconnect()
             return 1
         if args.format == "table":
             cpus = sum(node.cpus for node in found)
-            print(f"Ray cluster {args.ray}: {plural(len(found), 'node')}, {cpus} CPUs", flush=True)
+            where = printable(args.ray)
+            print(f"Ray cluster {where}: {plural(len(found), 'node')}, {cpus} CPUs", flush=True)
     if args.resume:
         try:
             if len(store.done()) < sum(len(task.games) for task in schedule(config)):
@@ -287,7 +289,7 @@ def run(args: argparse.Namespace) -> int:
                     probe(config, Path(scratch), venue)
         except MatchError as error:
             store.close()
-            print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
+            _no_game(error)
             return 1
         except BaseException:
             store.close()
@@ -297,7 +299,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 versions = probe(config, Path(scratch), venue)
             except MatchError as error:
-                print(f"gin-arena tournament: {error}; no game was played", file=sys.stderr)
+                _no_game(error)
                 return 1
         store = Store.create(
             db,
@@ -330,7 +332,7 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
         tables = len(config.tables())
         print(
             ("" if config.mode is Mode.TWO_PLAYER else f"{config.mode} ")
-            + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(names)}): "
+            + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(map(printable, names))}): "
             + (
                 plural(tables, "pair")
                 if config.mode.players == 2
@@ -339,7 +341,7 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
             + f", {plural(config.games_per_pair, 'game')} each"
             + (", mirrored" if config.mirror else "")
             + (f", seed {config.seed}" if args.seed is not None else "")
-            + f"; database {args.db}"
+            + f"; database {printable(str(args.db))}"
             + (f"; resuming at {done_before} of {total} games" if done_before else ""),
             flush=True,
         )
@@ -348,7 +350,7 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
         TextColumn("[bold]games"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[status]}"),
+        TextColumn("{task.fields[status]}", markup=False),
         console=console,
         transient=True,
         disable=not console.is_terminal,
@@ -364,7 +366,7 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
             games.append(dataclasses.replace(row, record=""))  # the record is in the database
             clock.finished(row)
             leader = max(names, key=lambda n: _score(games, n))
-            status = f"{clock.rate()} eta {clock.remaining()}  leader: {leader}"
+            status = f"{clock.rate()} eta {clock.remaining()}  leader: {printable(leader)}"
             progress.update(bar, advance=1, status=status)
             now = time.monotonic()
             if plain and now - last_line[0] >= PROGRESS_SECONDS:
@@ -387,16 +389,25 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
             progress.stop()
             print(
                 f"\ninterrupted after {len(games)} of {total} games (all saved); "
-                f"resume with:\n  {resume}",
+                f"resume with:\n  {printable(resume)}",
                 file=sys.stderr,
             )
             return 130
     sys.stdout.write(render(standings(names, games, args.anchor, config.mode), args.format))
     if not quiet:
         for line in forfeits(games):
-            print(line)
-        print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {args.db}")
+            print(printable(line))
+        database = printable(str(args.db))
+        print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}")
     return 0
+
+
+def _no_game(error: Exception) -> None:
+    """Say on stderr why the tournament stopped before its first game, escaped for a terminal."""
+    print(
+        f"gin-arena tournament: {printable(str(error), lines=True)}; no game was played",
+        file=sys.stderr,
+    )
 
 
 PROGRESS_SECONDS = 10.0
