@@ -109,6 +109,31 @@ def decode(line: str | bytes) -> Message:
         raise LineTooLong(
             f"line of {len(raw)} bytes is over the limit of {MAX_LINE_BYTES}", raw[:QUOTE_LIMIT]
         )
+    data = parse_json(raw)
+    if not isinstance(data, dict):
+        raise InvalidJson("a message must be a JSON object", raw)
+    if "type" not in data:
+        raise InvalidMessage('a message needs a "type" field', raw)
+    kind = data["type"]
+    if not isinstance(kind, str):
+        raise InvalidMessage(f"the message type must be a string, not {_cut(repr(kind))}", raw)
+    if kind not in MESSAGE_TYPES:
+        raise UnknownMessage(f"unknown message type {quote(kind)}", raw)
+    try:
+        return MESSAGE_ADAPTER.validate_python(data)
+    except pydantic.ValidationError as error:
+        raise InvalidMessage(f"bad {kind} message: {_explain(error)}", raw) from None
+
+
+def parse_json(line: bytes) -> object:
+    """The one JSON value ``line`` holds (a trailing ``\\n`` or ``\\r\\n`` is allowed), read as
+    strictly and within the same bounds as a message (:func:`decode`), but of any shape and of any
+    length: a caller that reads lines bounds their length itself.
+
+    Whatever ``line`` holds, this returns a value or raises :class:`InvalidJson`, and nothing
+    else; its time is linear in the line's length.
+    """
+    raw = line.rstrip(b"\r\n")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -129,19 +154,7 @@ def decode(line: str | bytes) -> Message:
         raise InvalidJson(f"not valid JSON ({error})", raw) from None
     except _Malformed as error:
         raise InvalidJson(str(error), raw) from None
-    if not isinstance(data, dict):
-        raise InvalidJson("a message must be a JSON object", raw)
-    if "type" not in data:
-        raise InvalidMessage('a message needs a "type" field', raw)
-    kind = data["type"]
-    if not isinstance(kind, str):
-        raise InvalidMessage(f"the message type must be a string, not {_cut(repr(kind))}", raw)
-    if kind not in MESSAGE_TYPES:
-        raise UnknownMessage(f"unknown message type {quote(kind)}", raw)
-    try:
-        return MESSAGE_ADAPTER.validate_python(data)
-    except pydantic.ValidationError as error:
-        raise InvalidMessage(f"bad {kind} message: {_explain(error)}", raw) from None
+    return data
 
 
 def _explain(error: pydantic.ValidationError) -> str:
