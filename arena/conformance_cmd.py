@@ -11,22 +11,25 @@ from typing import Any
 from arena.conformance.reference import ReferenceEngine
 from arena.conformance.remote import AdapterError, AdapterProcess
 from arena.conformance.runner import (
+    Case,
     Outcome,
     Subject,
     coverage,
     known_ids,
     load_cases,
-    run_cases,
+    run_case,
     select,
     summary,
 )
+from arena.terminal import printable
 
 HELP = "run the conformance cases against this engine or another"
 DESCRIPTION = """\
 Run the conformance cases shipped with gin-arena (every rule R1..R25 and option O1..O17 of
 docs/RULES.md pinned by language-neutral JSON cases) against this project's engine, or against
 any other through an adapter command that speaks the protocol of docs/CONFORMANCE.md. Prints each
-case that fails or is skipped, then a summary per rule ID; exits 1 if any case fails.
+case that fails or is skipped, then a summary per rule ID; exits 1 if any case fails, or if the
+adapter stops answering (--max-timeouts requests in a row without an answer stop the run).
 
 examples:
   gin-arena conformance
@@ -67,6 +70,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long the adapter may take over one request (default 10)",
     )
+    parser.add_argument(
+        "--max-timeouts",
+        type=int,
+        default=3,
+        metavar="N",
+        help="stop the run when the adapter has not answered N requests in a row in time "
+        "(default 3; 0: never stop)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--verbose", "-v", action="store_true", help="print passing cases too")
     parser.add_argument(
@@ -77,6 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.timeout <= 3600:
         raise ValueError(f"--timeout must be more than 0 and at most 3600, not {args.timeout}")
+    if args.max_timeouts < 0:
+        raise ValueError(f"--max-timeouts must be 0 (never stop) or more, not {args.max_timeouts}")
     for path in args.cases:
         if not path.exists():
             raise ValueError(f"--cases {path}: no such file or directory")
@@ -91,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     broken = [b for b in broken if not args.name or select([b.case], names=args.name)]
     if args.coverage:
         for rule_id, ids in coverage(chosen).items():
-            print(f"{rule_id:4} {len(ids):3}  {' '.join(ids)}")
+            print(printable(f"{rule_id:4} {len(ids):3}  {' '.join(ids)}"))
         return 0
     if not chosen and not broken:
         raise ValueError("no case matches the filters given")
@@ -101,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             hello = adapter.call({"op": "hello", "version": 1})
         except AdapterError as error:
-            print(f"gin-arena conformance: {error}", file=sys.stderr)
+            print(printable(f"gin-arena conformance: {error}"), file=sys.stderr)
             return 2
         if hello.get("ok") and isinstance(hello.get("name"), str):
             adapter.name = hello["name"] + (f" {hello['version']}" if "version" in hello else "")
@@ -111,34 +124,69 @@ def run(args: argparse.Namespace) -> int:
         return _report(adapter, chosen, broken, args)
 
 
-def _report(subject: Subject, chosen: list[Any], broken: list[Outcome], args: Any) -> int:
-    outcomes = [*broken, *run_cases(chosen, subject)]
+def _run(
+    subject: Subject, chosen: list[Case], max_timeouts: int
+) -> tuple[list[Outcome], list[Case], str]:
+    """The outcome of each case run, the cases not run and why (empty when all ran): an adapter
+    that has not answered ``max_timeouts`` requests in a row stops the run."""
+    outcomes: list[Outcome] = []
+    for index, case in enumerate(chosen):
+        outcomes.append(run_case(case, subject))
+        hung = subject.timeouts_in_a_row if isinstance(subject, AdapterProcess) else 0
+        if max_timeouts and hung >= max_timeouts and index + 1 < len(chosen):
+            assert isinstance(subject, AdapterProcess)
+            not_run = chosen[index + 1 :]
+            why = (
+                f"the adapter stopped answering: {hung} requests in a row got no answer within "
+                f"{subject.timeout:g} s (--timeout). {len(not_run)} cases not run: "
+                f"{', '.join(case.id for case in not_run)}. --max-timeouts N sets how many "
+                "requests in a row may go unanswered before the run stops (0: never)."
+            )
+            return outcomes, not_run, why
+    return outcomes, [], ""
+
+
+def _report(subject: Subject, chosen: list[Case], broken: list[Outcome], args: Any) -> int:
+    ran, not_run, stopped = _run(subject, chosen, args.max_timeouts)
+    outcomes = [*broken, *ran]
     totals = {
         status: sum(o.status == status for o in outcomes) for status in ("pass", "fail", "skip")
     }
+    failed = 1 if totals["fail"] or stopped else 0
     per_rule = summary(outcomes)
-    if args.json:
+    if args.json:  # json.dumps escapes every control character: the strings stay exact
         report = {
             "engine": subject.name,
             "totals": totals,
             "rules": per_rule,
             "cases": [o.to_json() for o in outcomes],
+            "stopped": stopped or None,
+            "not_run": [case.id for case in not_run],
         }
         print(json.dumps(report, indent=2))
-        return 1 if totals["fail"] else 0
+        return failed
+    # An adapter writes the engine's name, its messages and its stderr, a case file the ids and
+    # steps: escape sequences among them must not reach the terminal.
     for outcome in outcomes:
         if outcome.status != "pass" or args.verbose:
             where = f" [{outcome.where}]" if outcome.where else ""
             text = f": {outcome.message}" if outcome.message else ""
-            print(f"{outcome.status.upper()} {outcome.case.id}{where}{text}")
-    if outcomes and (totals["fail"] or totals["skip"] or args.verbose):
+            print(printable(f"{outcome.status.upper()} {outcome.case.id}{where}{text}"))
+    if stopped:
+        print(printable(f"STOPPED: {stopped}"))
+    if outcomes and (totals["fail"] or totals["skip"] or stopped or args.verbose):
         print()
     print(f"{'rule':6} {'pass':>5} {'fail':>5} {'skip':>5}")
     for rule_id, counts in per_rule.items():
         mark = "  <- fails" if counts["fail"] else ""
-        print(f"{rule_id:6} {counts['pass']:5} {counts['fail']:5} {counts['skip']:5}{mark}")
+        row = f"{rule_id:6} {counts['pass']:5} {counts['fail']:5} {counts['skip']:5}{mark}"
+        print(printable(row))
+    also = f", {len(not_run)} not run" if not_run else ""
+    print()
     print(
-        f"\n{totals['pass']} passed, {totals['fail']} failed, {totals['skip']} skipped of "
-        f"{len(outcomes)} cases; engine: {subject.name}"
+        printable(
+            f"{totals['pass']} passed, {totals['fail']} failed, {totals['skip']} skipped{also} of "
+            f"{len(outcomes) + len(not_run)} cases; engine: {subject.name}"
+        )
     )
-    return 1 if totals["fail"] else 0
+    return failed

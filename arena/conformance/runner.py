@@ -24,6 +24,7 @@ from arena.conformance.remote import AdapterError
 from engine.cards import CARD_NAMES, RANKS, SUITS, CardError, parse_card
 from engine.hand import Action, ActionError
 from engine.rules import option_ids
+from protocol.codec import QUOTE_LIMIT
 
 RULE_IDS: Final = tuple(f"R{n}" for n in range(1, 26))
 """The rule IDs R1..R25 of docs/RULES.md."""
@@ -96,6 +97,30 @@ _SHOWDOWN_KEYS = frozenset(
     }
 )
 _COMMON_KEYS = frozenset({"id", "title", "covers", "kind", "notes", "tags"})
+_ANSWER_TYPES: Final[dict[str, tuple[type, ...]]] = {
+    "actions": (list,),
+    "state": (dict,),
+    "result": (dict, type(None)),
+    "dealer": (int,),
+    "players": (list,),
+    "table": (int,),
+    "over": (bool,),
+    "seat": (int,),
+    "deadwood": (int,),
+    "discards": (list,),
+    "valid": (bool,),
+    "splitmix64": (list,),
+    "deck": (list,),
+    "game": (dict,),
+}
+"""The JSON type of each key an op's response must hold (adapter.schema.json has the rest)."""
+_TYPE_NAMES: Final[dict[type, str]] = {
+    list: "a list",
+    dict: "an object",
+    int: "an integer",
+    bool: "true or false",
+    type(None): "null",
+}
 
 
 class Subject(Protocol):
@@ -415,6 +440,12 @@ def _show(value: object) -> str:
     return repr(value)
 
 
+def _said(value: object) -> str:
+    """A value the engine gave, for a message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + "..."
+
+
 def _order(name: str) -> int:
     return _CANONICAL.index(name) if name in _CANONICAL else 99
 
@@ -446,6 +477,14 @@ class _Engine:
         missing = [key for key in needs if key not in response]
         if missing:
             raise CaseFailure(self.cid, where, f"{op} answered without {', '.join(missing)}")
+        for key in needs:
+            value, types = response[key], _ANSWER_TYPES.get(key, (object,))
+            # JSON's true and false are not numbers, though Python's bool is an int
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                kinds = " or ".join(_TYPE_NAMES[t] for t in types)
+                raise CaseFailure(
+                    self.cid, where, f"{op} answered {key} {_said(value)}: not {kinds}"
+                )
         return response
 
     def call(self, where: str, request: Mapping[str, Any]) -> dict[str, Any]:
@@ -675,6 +714,9 @@ def run_case(case: Case, subject: Subject) -> Outcome:
         return Outcome(case, "fail", failure.where, failure.message)
     except CaseSkipped as skipped:
         return Outcome(case, "skip", "", f"unsupported by the engine: {skipped}")
+    except Exception as error:  # a bug fails one case, whatever the engine answered, not the run
+        message = f"the runner failed on this case: {error!r} (a bug of the runner: report it)"
+        return Outcome(case, "fail", "", message)
     return Outcome(case, "pass")
 
 
@@ -723,7 +765,9 @@ def _run_game(case: Case, engine: _Engine) -> None:
             nxt = engine.ask(f"hand {number}", {"op": "next_seat"}, "over")
             if nxt["over"]:
                 raise CaseFailure(cid, f"hand {number}", "the game is already over")
-            seat = int(nxt["seat"])
+            seat = engine.check(f"hand {number}", "next_seat", nxt, "seat")["seat"]
+            if seat not in (0, 1):
+                raise CaseFailure(cid, f"hand {number}", f"next_seat answered seat {seat}")
             engine.ask(f"hand {number}", {"op": "next_hand", "deck": build_deck(deal, seat)})
         seating = engine.ask(f"hand {number}", {"op": "seating"}, "dealer", "players", "table")
         got = {
@@ -745,6 +789,10 @@ def _run_game(case: Case, engine: _Engine) -> None:
     _check_game_result(cid, "game_result", result, expected)
     if "games" in expected:  # hollywood only (check_format)
         games = result.get("games", [])
+        if not isinstance(games, list) or not all(isinstance(g, dict) for g in games):
+            raise CaseFailure(
+                cid, "game_result", f"games {_said(games)}: not a list of game results"
+            )
         if len(games) != len(expected["games"]):
             raise CaseFailure(
                 cid, "game_result", f"games: expected {len(expected['games'])}, got {len(games)}"
@@ -799,8 +847,14 @@ def _run_solver(case: Case, engine: _Engine) -> None:
     if answer["deadwood"] != data["deadwood"]:
         raise CaseFailure(cid, "deadwood", f"expected {data['deadwood']}, got {answer['deadwood']}")
     if "discards" in data:
-        got = card_set(answer.get("discards", ()))
         want = card_set(data["discards"])
+        listed = engine.check("discards", "deadwood", answer, "discards")["discards"]
+        try:
+            got = card_set(listed)
+        except ValueError as error:  # CardError too
+            raise CaseFailure(
+                cid, "discards", f"the engine's discards are not cards: {error}"
+            ) from None
         if got != want:
             raise CaseFailure(cid, "discards", f"expected {_show(want)}, got {_show(got)}")
 
@@ -840,7 +894,7 @@ def _run_deal(case: Case, engine: _Engine) -> None:
                 "game first_dealer",
                 f"expected {want_game['first_dealer']}, got {got_game.get('first_dealer')}",
             )
-        if list(got_game.get("deck", ())) != list(want_game["deck"]):
+        if got_game.get("deck") != list(want_game["deck"]):
             raise CaseFailure(
                 cid, "game deck", f"expected {want_game['deck']}, got {got_game.get('deck')}"
             )

@@ -116,7 +116,10 @@ def test_an_engine_that_supports_less_is_skipped_not_failed() -> None:
     ("mode", "message"),
     [
         (("crash", "3"), "the adapter closed its output (exit code 3); its stderr ends: faulty"),
-        (("garbage", "3"), "the adapter answered 'this is not JSON': not JSON"),
+        (
+            ("garbage", "3"),
+            "the adapter answered 'this is not JSON': not valid JSON (Expecting value",
+        ),
         pytest.param(  # a second's wait and more: the slow lane
             ("hang", "3"), "the adapter did not answer within 1 s", marks=pytest.mark.slow
         ),
