@@ -16,6 +16,12 @@ once both of its hands (and, against an opponent, both pairings' hands) are in. 
 played in worker processes, a few deals at a time (:func:`chunks`); the deals depend on the seed
 only, and the built-in bots seed each hand from its number, so a test gives the same hands with
 any number of workers.
+
+A chunk's deals are played leg after leg (their first hands, then their mirrors), each leg by
+bot processes of its own, as in a mirrored match (:mod:`arena.match`, "Mirrored deals"): a bot
+that remembers its cards learns nothing of its opponent's in the mirror. A worker keeps the bots
+of a chunk's last leg for its next chunk of the same pairing, and plays that chunk's hands of
+the same leg first (they are other deals), so a bot starts about once a chunk.
 """
 
 from __future__ import annotations
@@ -24,13 +30,17 @@ import concurrent.futures
 import itertools
 import math
 import multiprocessing
+import multiprocessing.util
 import os
+import shutil
 import signal
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
-from arena.match import Match, Planned
+from arena.match import Lineup, Match, Planned, by_leg
 from arena.process import die_with_parent
 from arena.tournament import stop_workers
 
@@ -38,7 +48,8 @@ Z95: Final = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
 
 CHUNK_DEALS: Final = 10
-"""Deals a worker plays with one set of bot processes before it takes the next chunk."""
+"""Deals a worker plays at a time: their first hands with one set of bot processes, then their
+mirrors with another (kept for the worker's next chunk of the same pairing)."""
 
 _CONTEXT: Final = multiprocessing.get_context("spawn")
 
@@ -193,23 +204,59 @@ class ABTest:
 
 
 def chunks(plan: Sequence[Planned], deals: int = CHUNK_DEALS) -> list[tuple[Planned, ...]]:
-    """The plan of a mirrored match cut into runs of ``deals`` deals (two games each), in
-    order."""
+    """The plan of a mirrored match cut into runs of ``deals`` deals (two games each), the
+    deals in order, each run's games leg after leg (:func:`arena.match.by_leg`)."""
+    ordered = sorted(plan, key=lambda g: g.number)
     size = 2 * deals
-    return [tuple(plan[i : i + size]) for i in range(0, len(plan), size)]
+    return [tuple(by_leg(ordered[i : i + size])) for i in range(0, len(ordered), size)]
 
 
-def play_chunk(match: Match, games: Sequence[Planned]) -> list[Hand]:
-    """Play ``games`` of ``match`` (in a worker) and return each hand's net and forfeit."""
-    result = match.play(plan=games)
+_kept: dict[int, Lineup] = {}
+"""In a worker: the bots of its last chunk of each pairing, still running (see the module's
+documentation); closed as the worker exits."""
+_scratch: list[str] = []
+"""In a worker: the directory of the kept bots' working directories and logs."""
+
+
+def play_chunk(match: Match, games: Sequence[Planned], pairing: int | None = None) -> list[Hand]:
+    """Play ``games`` of ``match`` (in a worker) and return each hand's net and forfeit. With
+    ``pairing`` (in a worker) the bots of the chunk's last leg are kept for the next chunk of
+    that pairing; without it they are closed at the end."""
+    if pairing is None or not _scratch:
+        result = match.play(plan=games)
+    else:
+        lineup = _kept.pop(pairing, None)
+        if lineup is None or not lineup.fits(match, lineup.workdir):
+            if lineup is not None:
+                lineup.close()
+            lineup = match.lineup(Path(_scratch[0]))
+        # The kept bots played a leg of other deals: they play that leg here first.
+        plan = games if lineup.leg is None else by_leg(games, lineup.leg)
+        try:
+            result = match.play(plan=plan, lineup=lineup)
+        except BaseException:
+            lineup.close()
+            raise
+        _kept[pairing] = lineup
     return [Hand(g.number, g.points(0) - g.points(1), g.failed) for g in result.games]
 
 
+def _close_kept() -> None:
+    for lineup in _kept.values():
+        lineup.close()
+    _kept.clear()
+    for scratch in _scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def _worker_start(parent: int) -> None:
-    """A worker dies with the test and leaves Ctrl-C to it."""
+    """A worker dies with the test, leaves Ctrl-C to it, and keeps bots from one chunk to the
+    next (closed as it exits)."""
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    _scratch.append(tempfile.mkdtemp(prefix="gin-arena-ab-"))
+    multiprocessing.util.Finalize(None, _close_kept, exitpriority=10)
 
 
 def _tasks(test: ABTest) -> Iterator[tuple[int, tuple[Planned, ...]]]:
@@ -235,7 +282,7 @@ def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = No
 
     def submit(count: int) -> None:
         for index, games in itertools.islice(tasks, count):
-            future = pool.submit(play_chunk, test.pairings[index].match, games)
+            future = pool.submit(play_chunk, test.pairings[index].match, games, index)
             pending[future] = index
 
     try:

@@ -5,6 +5,19 @@ Game seeds come from a SplitMix64 stream seeded with the match seed: deal ``k`` 
 output. With ``mirror`` every deal is played once for each of the format's :func:`rotations`
 (two players: twice, the bots swapping seats; three players: three times, every bot in every
 seat; partnership: twice, the teams swapping seats), so the luck of the cards cancels out.
+
+**Mirrored deals.** The ``k``-th seating of every deal is its *leg* ``k`` (:attr:`Planned.leg`).
+A bot that remembered the cards it was dealt would know its opponent's hand when the deal comes
+back with the seats swapped; so a bot process plays one leg only: :meth:`Match.play` closes
+every bot when the leg changes from one game to the next, and starts fresh processes for the new
+leg once the old ones have ended. A mirrored match plays the first leg of all its deals, then the
+second (:meth:`Match.plan`), so that this costs one start of each bot a leg, not a deal. What
+this promises, with the plans of the tournaments and of ``gin-arena ab`` (each holds whole deals,
+leg after leg): every seating of a deal is played by processes that played no other seating of
+it and started after every process that did had ended. In the sandbox a process also starts with
+an empty working directory and ``/tmp`` of its own, so a bot learns nothing from a mirrored deal
+that it could not learn from a fresh one; without it, a bot can leave files where its user may
+write and read them back in the next leg (docs/PROTOCOL.md, "Mirrored deals").
 """
 
 from __future__ import annotations
@@ -12,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -56,12 +69,21 @@ def side_of(mode: Mode, player: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """A game to play: its number, its deal seed and which bot sits at each seat (two players)
-    or player of the format."""
+    """A game to play: its number, its deal seed, which bot sits at each seat (two players)
+    or player of the format, and its leg: which seating of its deal it is (the index of
+    ``seats`` in :func:`rotations`, 0 for a deal played once)."""
 
     number: int
     seed: int
     seats: tuple[int, ...]
+    leg: int = 0
+
+
+def by_leg(games: Iterable[Planned], first: int = 0) -> list[Planned]:
+    """``games`` leg after leg, from leg ``first`` on and round (three legs from 1: 1, 2, 0),
+    each leg's games in their order: how a plan of whole mirrored deals is played, one set of
+    bot processes a leg (see the module's documentation)."""
+    return sorted(games, key=lambda g: (g.leg < first, g.leg))
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +177,7 @@ class MatchResult:
     def to_json(self) -> dict[str, Any]:
         games = []
         bots = range(len(self.names))
-        for g in self.games:
+        for g in sorted(self.games, key=lambda g: g.number):  # played leg after leg: by number
             item: dict[str, Any] = {
                 "game": g.number,
                 "seed": g.seed,
@@ -265,8 +287,10 @@ class Match:
         )
 
     def plan(self) -> list[Planned]:
-        """The games of the match: deal seeds from the match seed; with ``mirror``, each deal is
-        played in every seating of :func:`rotations`."""
+        """The games of the match, in the order they are played: deal seeds from the match
+        seed; with ``mirror``, each deal is played in every seating of :func:`rotations`, its
+        games numbered one after another (deal 1 is games 1 and 2), and the first leg of every
+        deal is played first, then the second... (:func:`by_leg`)."""
         seeds = game_seeds(self.seed)
         turns = rotations(self.mode) if self.mirror else (tuple(range(self.mode.players)),)
         games = []
@@ -275,8 +299,8 @@ class Match:
             turn = (number - 1) % len(turns)
             if turn == 0:
                 deal_seed = next(seeds)
-            games.append(Planned(number, deal_seed, turns[turn]))
-        return games
+            games.append(Planned(number, deal_seed, turns[turn], turn))
+        return by_leg(games)
 
     def lineup(self, workdir: Path) -> Lineup:
         """This match's bots, not yet started, with their logs and scratch space under
@@ -302,11 +326,16 @@ class Match:
         cannot start. Without ``keep`` the result holds tallies only, not every game's report
         (``on_game`` still sees each one).
 
+        The games are played in the order of ``plan``, and every bot is closed, to start
+        afresh, where the leg changes from one game to the next (:attr:`Lineup.leg`): a plan of
+        mirrored deals (:meth:`plan`) holds each leg's games together.
+
         With ``lineup`` (from :meth:`lineup`, of a match that :meth:`Lineup.fits` this one) the
-        games are played by its bots, started if they are not, and the lineup is left open for
-        the caller to play more games with or close; a bot that failed in the last game is
-        already closed, to be started afresh with the next game. Without it the bots are started
-        here and closed at the end."""
+        games are played by its bots, started if they are not (and started afresh if they played
+        another leg than the first game's), and the lineup is left open for the caller to play
+        more games of the same leg with, or close; a bot that failed in the last game is already
+        closed, to be started afresh with the next game. Without it the bots are started here
+        and closed at the end."""
         names = self.names()
         result = MatchResult(names, self.seed, self.rules, mode=self.mode, keep=keep)
         with contextlib.ExitStack() as stack:
@@ -321,6 +350,9 @@ class Match:
             elif not lineup.fits(self, lineup.workdir):
                 raise ValueError("the lineup given to Match.play is of another match")
             referee = Referee(self.rules, self.clock)
+            games = self.plan() if plan is None else plan
+            if games and lineup.leg not in (None, games[0].leg):
+                lineup.close()  # they played another seating: of other deals, but a leg is a leg
             lineup.start_all()
             result.versions = list(lineup.versions)
             writer = None
@@ -338,10 +370,13 @@ class Match:
                     },
                 )
                 referee.recorder = writer
-            games = self.plan() if plan is None else plan
             after: int | None = None  # the game after which bots were closed, for the message
+            last: int | None = None  # the game played last
             for planned in games:
                 number, deal_seed, seats = planned.number, planned.seed, planned.seats
+                if lineup.leg not in (None, planned.leg):
+                    lineup.close()  # a new seating of the deals: by processes that never saw one
+                    after = last
                 try:
                     lineup.start_all()
                 except MatchError as error:
@@ -349,6 +384,7 @@ class Match:
                         raise
                     message = f"{error} (restarting after game {after})"
                     raise MatchError(message, error.bot) from None
+                lineup.leg = planned.leg
                 if writer is not None:
                     writer.bots = [
                         BotTag(
@@ -367,6 +403,7 @@ class Match:
                     mode=self.mode,
                     names=[names[b] for b in seats],
                 )
+                last = number
                 report = GameReport(number, deal_seed, seats, outcome)
                 result.add(report)
                 if on_game:
@@ -396,6 +433,9 @@ class Lineup:
         self.authors = [""] * len(self.names)
         self.starts = 0
         """How many times a bot was started (a restart counts)."""
+        self.leg: int | None = None
+        """The leg (:attr:`Planned.leg`) the running bots have played, None once all are
+        closed: :meth:`Match.play` closes them before a game of another leg."""
 
     def fits(self, match: Match, workdir: Path) -> bool:
         """Whether ``match`` (its games still to play) can be played by these bots: the same
@@ -448,6 +488,8 @@ class Lineup:
             if conn is not None and bot in (None, index):
                 self._connections[index] = None
                 conn.close()
+        if all(conn is None for conn in self._connections):
+            self.leg = None
 
 
 __all__ = [
@@ -458,6 +500,7 @@ __all__ = [
     "MatchError",
     "MatchResult",
     "Planned",
+    "by_leg",
     "rotations",
     "side_of",
 ]

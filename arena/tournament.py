@@ -20,7 +20,18 @@ to the next the table is turned (:data:`ORIENTATIONS`: three players, the other 
 table; partnership, each bot changing places with its partner), so that over every two deals each
 bot sits in each seat equally often. Without ``mirror`` every game is a deal of its own, its
 seating the next of that same cycle. Two-player schedules are those of the first tournaments,
-byte for byte.
+byte for byte: the same games, deals, seats and game ids.
+
+**Mirrored deals.** A task (:class:`Task`) holds whole deals of one table, and plays them leg
+after leg (the first seating of every deal of the task, then the second...: the order of
+:func:`arena.match.by_leg`), each leg by its own bot processes (:meth:`arena.match.Match.play`
+closes them where the leg changes). A worker keeps the processes of a task's last leg for its
+next task of the same table (``restart="failure"``), whose games of that leg it then plays first
+(:func:`run_task`): those processes have played the same seating of other deals, never a seating
+of these. So every seating of a deal is played by processes that played no other seating of it
+and started after every process that did had ended; in the sandbox, each with an empty working
+directory and ``/tmp`` of its own. A bot learns nothing from the mirror of a deal that it could
+not learn from a fresh deal.
 """
 
 from __future__ import annotations
@@ -50,7 +61,16 @@ from typing import Any, Final
 
 from arena import wire
 from arena.botspec import BotSpec, Launch
-from arena.match import GameReport, Lineup, Match, MatchError, MatchResult, Planned, rotations
+from arena.match import (
+    GameReport,
+    Lineup,
+    Match,
+    MatchError,
+    MatchResult,
+    Planned,
+    by_leg,
+    rotations,
+)
 from arena.process import die_with_parent
 from arena.referee import REFEREE, Clock, Referee, forfeit_winner
 from arena.sandbox import resolve_sandbox
@@ -63,10 +83,11 @@ from engine.rules import Rules
 KINDS = ("round-robin", "gauntlet")
 RESTARTS = ("failure", "task", "game")
 """When a tournament starts a bot's process afresh (``--restart``): ``failure``, only after it
-failed (a worker's bots play every game of their table that the worker plays; the default);
-``task``, also at each task (up to :data:`TASK_GAMES` games of one table, fixed by the
-configuration, so that what a bot that keeps state from game to game sees is reproducible and a
-resumed run replays it exactly); ``game``, before every game."""
+failed, and (mirrored) for each seating of the deals (a worker's bots play every game of their
+table and seating that the worker plays; the default); ``task``, also at each task (up to
+:data:`TASK_GAMES` games of one table, fixed by the configuration, so that what a bot that keeps
+state from game to game sees is reproducible and a resumed run replays it exactly); ``game``,
+before every game."""
 
 log = logging.getLogger(__name__)
 
@@ -262,22 +283,25 @@ def _config_json(c: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """Games of one table that one worker plays with the same bot processes."""
+    """Whole deals of one table, which one worker plays, leg after leg, with one set of bot
+    processes a leg."""
 
     table: tuple[int, ...]
     """The table's bots by place (indices into the configuration's bots)."""
     games: tuple[Planned, ...]
-    """``Planned.number`` is the game id; seats index ``table``."""
+    """In the order they are played, leg after leg (:func:`arena.match.by_leg`).
+    ``Planned.number`` is the game id; seats index ``table``."""
 
 
 TASK_GAMES: Final = 20
 """The most games of one table a task holds (whole deals, at least one): a worker plays a task's
-games one after another with one set of bot processes, and keeps them for its next task of the
-same table (``restart="failure"``), so that a bot slow to start pays for it about once a worker
-and table. The tasks depend on the configuration only; with ``restart="task"`` each task starts
-its bots afresh, and so what a bot that keeps state from game to game sees depends on the
-configuration only too (a resumed run then replays a task from its first game:
-:func:`missing_tasks`)."""
+games one after another, with one set of bot processes a leg (the deals' first seating, then the
+second...), and keeps the last leg's for its next task of the same table (``restart="failure"``),
+to play that task's games of that leg first: a bot slow to start pays for it about once a task
+(mirrored; without ``mirror``, once a worker and table). The tasks depend on the configuration
+only; with ``restart="task"`` each task starts its bots afresh, and so what a bot that keeps state
+from game to game sees depends on the configuration only too (a resumed run then replays a task
+from its first game: :func:`missing_tasks`)."""
 TABLE_TASKS: Final = 6
 """A table with enough deals is split into at least this many tasks, so that the workers still
 share out the work evenly at the end of a short tournament."""
@@ -285,8 +309,9 @@ share out the work evenly at the end of a short tournament."""
 
 def schedule(config: Config) -> list[Task]:
     """Every game of the tournament, grouped into tasks: a table's deals in order, a mirrored
-    deal's games together, at most :data:`TASK_GAMES` games a task and at least
-    :data:`TABLE_TASKS` tasks a table when it has the deals. The game ids run table by table.
+    deal's games in one task, at most :data:`TASK_GAMES` games a task and at least
+    :data:`TABLE_TASKS` tasks a table when it has the deals. The game ids run table by table
+    (a mirrored deal's games one after another); a task's games are played leg after leg.
 
     With ``restart="failure"`` the tasks come table by table too, so that a worker's next task
     is mostly of the table its bots are playing (at the end of a table, the workers share its
@@ -310,14 +335,14 @@ def schedule(config: Config) -> list[Task]:
             if config.mirror:  # every rotation, the table turned from deal to deal
                 first = deal * turns % len(cycle)
                 games = tuple(
-                    Planned(game_id + 1 + k, seed, cycle[first + k]) for k in range(turns)
+                    Planned(game_id + 1 + k, seed, cycle[first + k], k) for k in range(turns)
                 )
             else:  # each game its own deal, the seating the next of the cycle
                 games = (Planned(game_id + 1, seed, cycle[deal % len(cycle)]),)
             game_id += len(games)
             block.extend(games)
             if len(block) >= per_task * len(games) or deal == deals - 1:
-                tasks.append(Task(table, tuple(block)))
+                tasks.append(Task(table, tuple(by_leg(block))))
                 block = []
     if config.restart == "failure":
         return [task for tasks in by_table for task in tasks]
@@ -448,7 +473,8 @@ rows a task returns are committed too; a row committed already is skipped (:func
 
 _kept: Lineup | None = None
 """The bots of the last task this process played, still running, for its next task of the same
-table (``restart="failure"``): see :func:`close_kept`."""
+table (``restart="failure"``): they played one leg of the last task's deals (:attr:`Lineup.leg`),
+and play that leg of the next task's deals first (:func:`run_task`). See :func:`close_kept`."""
 
 
 def close_kept() -> None:
@@ -482,8 +508,11 @@ def run_task(
     """Play one task's games (in a worker process) and return them as database rows, one for
     every game of the task: whatever goes wrong, a game is played, forfeited or abandoned.
 
-    With ``restart="failure"`` and ``keep`` the bots are kept running for this process's next
-    task (:func:`close_kept` closes them); otherwise they are closed at the end of the task."""
+    The games are played leg after leg, each leg by bot processes of its own; with bots kept
+    from this process's last task, from their leg on (:func:`arena.match.by_leg`). With
+    ``restart="failure"`` and ``keep`` the bots of the last leg are kept running for this
+    process's next task (:func:`close_kept` closes them); otherwise they are closed at the end of
+    the task."""
     config = Config.from_json(config_data)
     bots = tuple(config.bots[k] for k in task.table)
     names = tuple(b.name for b in bots)
@@ -533,8 +562,10 @@ def run_task(
     )
     keep = keep and config.restart == "failure"
     lineup = _lineup_for(match, Path(workdir), keep)
+    # The kept bots played this leg of other deals: they play it here first, then are closed.
+    plan = task.games if lineup.leg is None else by_leg(task.games, lineup.leg)
     try:
-        match.play(record=stream, on_game=collect, plan=task.games, keep=False, lineup=lineup)
+        match.play(record=stream, on_game=collect, plan=plan, keep=False, lineup=lineup)
     except MatchError as error:  # a bot that no longer starts forfeits what is left
         played.update(row.id for row in rows)
         rows.extend(left("startup", error.bot, str(error)))

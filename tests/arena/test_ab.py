@@ -19,7 +19,7 @@ from arena_support import ROOT, cli_env, hostile, process_alive, run_cli, wait_u
 from arena.ab import Estimate, chunks, estimate
 from arena.botspec import BotSpec
 from arena.cli import main
-from arena.match import Match
+from arena.match import Match, Planned
 from engine.rules import Rules
 
 
@@ -63,6 +63,10 @@ def test_too_few_deals_have_no_error_and_no_verdict() -> None:
     }
 
 
+def number(game: Planned) -> int:
+    return game.number
+
+
 def test_chunks_keep_each_deal_whole_and_cover_the_plan() -> None:
     match = Match(
         (BotSpec("a", builtin="greedy"), BotSpec("b", builtin="random")),
@@ -74,10 +78,15 @@ def test_chunks_keep_each_deal_whole_and_cover_the_plan() -> None:
     plan = match.plan()
     pieces = chunks(plan, deals=10)
     assert [len(p) for p in pieces] == [20, 20, 6]
-    assert [g for p in pieces for g in p] == plan
+    assert sorted((g for p in pieces for g in p), key=number) == sorted(plan, key=number)
+    # A piece's deals in order, played leg after leg: their first hands, then their mirrors.
+    assert [g.number for g in pieces[2]] == [41, 43, 45, 42, 44, 46]
     for piece in pieces:
-        for first, second in zip(piece[::2], piece[1::2], strict=True):
+        half = len(piece) // 2
+        assert [g.leg for g in piece] == [0] * half + [1] * half
+        for first, second in zip(piece[:half], piece[half:], strict=True):
             assert first.seed == second.seed and first.seats == second.seats[::-1]
+            assert second.number == first.number + 1
 
 
 # -- the command ---------------------------------------------------------------------------------

@@ -263,9 +263,12 @@ def test_forfeit_winner_by_format() -> None:
 def test_a_mirrored_three_player_match_seats_every_bot_in_every_seat() -> None:
     spec = BotSpec("greedy", builtin="greedy")
     match = Match((spec, spec, spec), SHORT, games=6, mirror=True, mode=Mode.THREE_PLAYER)
-    plan = match.plan()
+    plan = sorted(match.plan(), key=lambda p: p.number)
     assert [p.seats for p in plan] == [*rotations(Mode.THREE_PLAYER)] * 2
     assert plan[0].seed == plan[1].seed == plan[2].seed != plan[3].seed
+    # Played leg after leg: each rotation of both deals, by processes of its own.
+    assert [p.number for p in match.plan()] == [1, 4, 2, 5, 3, 6]
+    assert [p.leg for p in match.plan()] == [0, 0, 1, 1, 2, 2]
     assert match.names() == ("greedy#1", "greedy#2", "greedy#3")
 
 

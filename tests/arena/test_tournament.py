@@ -103,8 +103,12 @@ def test_a_task_holds_whole_deals_of_one_table_up_to_task_games() -> None:
     tasks = schedule(Config(bots=bots, games_per_pair=1000))
     assert {len(t.games) for t in tasks} == {TASK_GAMES} and len(tasks) == 3 * 1000 // TASK_GAMES
     for task in tasks[:6]:
-        seeds = [g.seed for g in task.games]
-        assert seeds[::2] == seeds[1::2], "a mirrored deal's two games stay in one task"
+        # A mirrored deal's two games stay in one task, played leg after leg: the first game
+        # of every deal, then the second (each leg by bot processes of its own).
+        half = len(task.games) // 2
+        assert [g.leg for g in task.games] == [0] * half + [1] * half
+        assert [g.seed for g in task.games[:half]] == [g.seed for g in task.games[half:]]
+        assert [g.number + 1 for g in task.games[:half]] == [g.number for g in task.games[half:]]
     # Bots restarted only after a failure: the tasks come table by table, so that a worker's
     # next task is mostly of the table its bots are playing.
     assert [t.table for t in tasks] == [(0, 1)] * 50 + [(0, 2)] * 50 + [(1, 2)] * 50
@@ -351,7 +355,7 @@ def test_a_bot_that_cannot_start_forfeits_its_task(tmp_path: Path, ghost_first: 
     config = Config(bots=bots, games_per_pair=24)
     task = schedule(config)[1]
     rows = run_task(config.to_json(), task, str(tmp_path))
-    assert [r.id for r in rows] == [5, 6, 7, 8]
+    assert [r.id for r in rows] == [5, 7, 6, 8]  # in the task's order: leg after leg
     for r, planned in zip(rows, task.games, strict=True):
         names = (bots[planned.seats[0]].name, bots[planned.seats[1]].name)
         assert (r.seat0, r.seat1, r.seed) == (*names, planned.seed)
@@ -428,8 +432,10 @@ def assert_ended_by_quit(*logs: Path) -> None:
 @pytest.mark.parametrize(
     ("restart", "expected"),
     [
-        ("failure", [[1, 2, 3, 4]]),  # one process for every game of the table
-        ("task", [[1, 2], [3, 4]]),  # one a task (here two mirrored games)
+        # One process a leg, kept for the same leg of the next task, which is played first: the
+        # first games of deals 1 and 2 are 1 and 3, their mirrors 2 and 4.
+        ("failure", [[1], [2, 4], [3]]),
+        ("task", [[1], [2], [3], [4]]),  # one a leg of a task (here one mirrored deal a task)
         pytest.param("game", [[1], [2], [3], [4]], marks=pytest.mark.slow),  # one a game
     ],
 )
@@ -449,9 +455,10 @@ def test_restart_decides_which_games_a_bot_process_plays(
 def test_a_worker_keeps_its_bots_from_task_to_task_and_plays_the_same_games(
     tmp_path: Path,
 ) -> None:
-    """Two workers, two tables of four tasks each: a worker's bot process plays every game of
-    its table that the worker plays, and the games are those of one worker with bots restarted
-    at every task (the built-in bots' generators are seeded by the game's number)."""
+    """Two workers, two tables of four tasks (a mirrored deal each): a worker's bot process
+    plays one leg of its table's deals (the first games, or their mirrors), from task to task,
+    and the games are those of one worker with bots restarted at every task (the built-in bots'
+    generators are seeded by the game's number)."""
     logs = tmp_path / "x.log", tmp_path / "y.log"
     bots = (pid_bot("x", logs[0]), pid_bot("y", logs[1]), BotSpec("g", builtin="random"))
     config = Config(bots=bots, kind="gauntlet", games_per_pair=8, seed=4)
@@ -461,17 +468,20 @@ def test_a_worker_keeps_its_bots_from_task_to_task_and_plays_the_same_games(
     assert len(two) == 16 and all(r.failed is None for r in two)
     assert {r.winner for r in two if "g" in (r.seat0, r.seat1)} == {"x"}  # greedy v random
     x_games, y_games = games_of(logs[0]), games_of(logs[1])
-    # x: at most one process a worker and table; y: at most one a worker.
     assert sorted(g for games in x_games for g in games) == list(range(1, 17))
-    assert len(x_games) <= 4 and len(y_games) <= 2
     assert sum(len(games) for games in x_games) == 16
     assert all(games == sorted(games) for games in x_games + y_games)
+    # A process plays one leg: the first games of deals (odd ids) or their mirrors (even).
+    assert all(len({g % 2 for g in games}) == 1 for games in x_games + y_games)
+    # A task starts one set of bots for its second leg, and its first leg's when its worker's
+    # last task was of another table (at most twice a worker): x plays 8 tasks, y 4.
+    assert len(x_games) <= 8 + 2 * 2 and len(y_games) <= 4 + 2
     assert_ended_by_quit(*logs)
     for log in logs:
         log.unlink()
     fresh = dataclasses.replace(config, restart="task")
     one = play(tmp_path / "one.sqlite", fresh, 1)
-    assert len(processes(logs[0])) == 8
+    assert len(processes(logs[0])) == 16  # two a task: one a leg
     assert [key(r) for r in one] == [key(r) for r in two]
 
 
@@ -485,8 +495,10 @@ def test_a_bot_that_fails_in_a_tasks_last_game_starts_afresh_for_the_next(
     rows = play(tmp_path / "t.sqlite", config, 1)
     assert [r.failed for r in rows] == [None, "x", None, None, None, None]
     assert rows[1].reason == "crash"
-    assert games_of(logs[0]) == [[1, 2], [3, 4, 5, 6]]
-    assert games_of(logs[1]) == [[1, 2, 3, 4, 5, 6]]  # its opponent's crash costs it nothing
+    # One process a leg, the last leg's kept for the next task and played first there (its
+    # mirror, game 4, before game 3); x's crashed process is replaced in the same leg.
+    assert games_of(logs[0]) == [[1], [2], [4], [3, 5], [6]]
+    assert games_of(logs[1]) == [[1], [2, 4], [3, 5], [6]]  # its opponent's crash costs it nothing
     assert processes(logs[0]).popitem()[1][-1] == "end quit"
 
 
