@@ -163,6 +163,8 @@ class BotGroup:
         found = _find()
         if isinstance(found, str):
             raise LimitError(found)
+        if _serial == 0:
+            sweep()
         _serial += 1
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:64]
         leaf = f"gin-arena-{os.getpid()}-{_serial}-{safe}"
@@ -339,6 +341,26 @@ class BotGroup:
         self.dirs.clear()
 
 
+def sweep() -> None:
+    """Remove the empty groups that referees no longer running left behind (a referee killed
+    with SIGKILL cannot remove its bots' groups; its bots died with it). Done once a process,
+    before its first group."""
+    for path in list(groups_left()):
+        owner = path.name.split("-")[2]
+        if not owner.isdigit() or int(owner) == os.getpid():
+            continue
+        try:
+            os.kill(int(owner), 0)
+            continue  # its referee still runs
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        with contextlib.suppress(OSError):
+            if not (path / "cgroup.procs").read_text().strip():
+                path.rmdir()
+
+
 def groups_left(prefix: str = "gin-arena-") -> Iterator[Path]:
     """The bot groups below the referee's own that still exist (for tests and clean-up)."""
     found = _find()
@@ -360,5 +382,6 @@ __all__ = [
     "LimitError",
     "Limits",
     "groups_left",
+    "sweep",
     "unavailable",
 ]

@@ -18,6 +18,11 @@ from pathlib import Path
 from arena.botspec import BotSpec
 from arena.process import BACKSTOP_SECONDS, QUIT_WAIT_SECONDS
 from arena.referee import Clock
+from engine.game import Game
+from engine.rules import Rules
+from protocol import messages as m
+from protocol.convert import legal_models
+from protocol.views import observation_model
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -26,6 +31,23 @@ CLOCK = Clock(move=0.3, grace=0.1, startup=5.0)
 """Short moves, so that a hung bot costs a fraction of a second; a generous start-up."""
 GREEDY = BotSpec("greedy", builtin="greedy")
 """The built-in greedy bot, run in-process: the well-behaved opponent."""
+
+
+def a_request(request_id: int = 7) -> m.Request:
+    """A request for the first move of a hand (seed 5): what a bot is asked, for tests that talk
+    to one bot without a referee."""
+    game = Game(Rules(), 5)
+    hand = game.hand
+    return m.Request(
+        type="request",
+        id=request_id,
+        phase=hand.phase.value,  # type: ignore[arg-type]
+        legal=legal_models(hand.legal_actions()),
+        observation=observation_model(
+            hand.observation(hand.to_move), game.hand_number, game.scores, game.rules.game_target
+        ),
+        clock=m.Clock(move_ms=1000, bank_ms=0),
+    )
 
 
 def game_bound(clock: Clock = CLOCK) -> float:

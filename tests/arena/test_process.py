@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from arena_support import CLOCK, hostile, process_alive, read_pids, wait_until
+from arena_support import CLOCK, a_request, hostile, process_alive, read_pids, wait_until
 
 from arena import process, reaper, wire
 from arena.botspec import BotSpec
@@ -24,31 +24,13 @@ from arena.connection import BotCrashed, BotTimeout, MalformedMessage, ProtocolV
 from arena.match import Match
 from arena.process import QUIT_WAIT_SECONDS, ProcessConnection
 from arena.referee import Referee
-from engine.game import Game
-from engine.rules import HOYLE, Rules
+from engine.rules import HOYLE
 from protocol import messages as m
 from protocol.codec import encode
-from protocol.convert import legal_models
-from protocol.views import observation_model
 
 LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
 needs_linux = pytest.mark.skipif(not LINUX, reason="the reaper needs Linux and /proc")
 SLEEPER = "import time; time.sleep(600)"
-
-
-def a_request(request_id: int = 7) -> m.Request:
-    game = Game(Rules(), 5)
-    hand = game.hand
-    return m.Request(
-        type="request",
-        id=request_id,
-        phase=hand.phase.value,  # type: ignore[arg-type]
-        legal=legal_models(hand.legal_actions()),
-        observation=observation_model(
-            hand.observation(hand.to_move), game.hand_number, game.scores, game.rules.game_target
-        ),
-        clock=m.Clock(move_ms=1000, bank_ms=0),
-    )
 
 
 def a_reply(request: m.Request) -> bytes:
