@@ -42,6 +42,7 @@ import functools
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -257,6 +258,8 @@ class Sandbox:
         outside = _outermost(b for b in binds if not _inside(arena, b) and b != workdir)
         within = _outermost(b for b in binds if _inside(arena, b) and b != arena)
         within = [b for b in within if not _inside(workdir, b)]
+        if self.setpriv is not None:
+            _check_readable([*outside, *within], argv)
         made: set[Path] = set()
         opts += _ro_binds(outside, made)
         if arena != _ROOT:
@@ -353,6 +356,28 @@ def _outermost(paths: Iterable[Path]) -> list[Path]:
         if not any(_inside(kept, path) for kept in out):
             out.append(path)
     return out
+
+
+def _check_readable(paths: Iterable[Path], argv: Sequence[str]) -> None:
+    """Raise :class:`SandboxError` naming the first of ``paths`` that a bot dropped to
+    :data:`BOT_UID` cannot read (a directory it cannot list and enter, a file it cannot read):
+    as root, a bot reads what every user may read, and no more."""
+    for path in paths:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
+            needed, what, fix = stat.S_IROTH | stat.S_IXOTH, "directory", "o+rx"
+        else:
+            needed, what, fix = stat.S_IROTH, "file", "o+r"
+        if mode & needed != needed:
+            raise SandboxError(
+                f"the {what} {str(path)!r}, which the command {shlex.join(argv)!r} needs, is not "
+                f"readable by all users: when the arena runs as root, the sandbox runs bots as "
+                f"nobody (uid {BOT_UID}), never as root; make it readable "
+                f"(chmod {fix} {shlex.quote(str(path))}), or run the bot with --sandbox none"
+            )
 
 
 def _parents(path: Path, made: set[Path]) -> list[str]:

@@ -8,6 +8,8 @@ other processes load the machine, so both are off for every test.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -30,3 +32,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def tmp_path(tmp_path: Path) -> Path:
+    """pytest's own, readable by all users as a user's directories usually are (pytest makes it
+    readable by its owner alone): when the tests run as root, the sandbox runs bots as nobody,
+    which must be able to read the bots the tests write there."""
+    tmp_path.chmod(0o755)
+    return tmp_path

@@ -485,3 +485,16 @@ def test_a_sandbox_started_from_a_thread_outlives_the_thread_and_ends_at_close(
         conn.send(m.GameEnd(type="game_end", winner=0, scores=[0, 0], reason="normal"))
         assert conn.exit_code is None, "the bot died with the thread that started it"
     assert wait_until(lambda: not with_token(token), timeout=10), with_token(token)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots run as nobody only when the arena is root")
+def test_as_root_a_bot_in_a_private_directory_is_refused_with_the_fix(tmp_path: Path) -> None:
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    script = private / "mybot.py"
+    script.write_text("print('hi')\n")
+    box = Sandbox("/usr/bin/bwrap", "/usr/bin/setpriv")
+    with pytest.raises(SandboxError, match=r"not readable by all users.*nobody.*chmod o\+rx"):
+        box.options([sys.executable, str(script)], workdir=tmp_path / "arena" / "bot")
+    private.chmod(0o755)
+    box.options([sys.executable, str(script)], workdir=tmp_path / "arena" / "bot")
