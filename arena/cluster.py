@@ -2,9 +2,9 @@
 
 The driver (this process) keeps the schedule and the SQLite database, as in a local run; each Ray
 task plays one scheduled task of the tournament (:func:`arena.tournament.run_task`: up to 20
-games of one table, with one set of bot processes, closed at its end) on whichever node Ray
-picks, and returns its games' rows, which the driver commits as each task comes back, skipping a
-game committed before.
+games of one table, whole deals played seating after seating, with one set of bot processes a
+seating, closed at its end) on whichever node Ray picks, and returns its games' rows, which the
+driver commits as each task comes back, skipping a game committed before.
 The games are the same as a local run's with the same seed: a task is a pure function of the
 tournament's configuration and its place in the schedule.
 

@@ -88,7 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="play every deal in every seating: twice with the bots swapping seats (three "
         "times, every bot in every seat, with three players; twice, the teams swapping, in "
-        "partnership)",
+        "partnership); the first seating of every deal first, then the next, each by bot "
+        "processes of its own",
     )
     parser.add_argument(
         "--record",

@@ -8,9 +8,11 @@ probability ratio test" (the maths behind fishtest's ``LLRcalc.py`` and ``stat_u
 here is written from that mathematics, not taken from fishtest.
 
 **Pairs.** Games are played in *pairs*: the same deal twice, with the seats swapped, so that the
-luck of the deal largely cancels. A pair's outcome for the NEW bot is its score over the two games
-(a win 1, a draw 1/2, a loss 0): 0, 1/2, 1, 3/2 or 2. :class:`Pentanomial` counts pairs by that
-score: ``counts[i]`` is the number of pairs that scored ``i / 2`` (index ``i = 2 * pair score``).
+luck of the deal largely cancels (each game of a pair by bot processes that never saw the other:
+:mod:`arena.tournament`, "Mirrored deals"). A pair's outcome for the NEW bot is its score over
+the two games (a win 1, a draw 1/2, a loss 0): 0, 1/2, 1, 3/2 or 2. :class:`Pentanomial` counts
+pairs by that score: ``counts[i]`` is the number of pairs that scored ``i / 2`` (index
+``i = 2 * pair score``).
 The two games of a pair are correlated (the same cards); treating the pair, not the game, as the
 unit of observation keeps the test honest about that correlation, and because mirrored pairs
 usually have a *smaller* variance than two independent games, it also makes the test faster than

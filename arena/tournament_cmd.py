@@ -121,8 +121,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--restart",
         choices=RESTARTS,
-        help="when a bot's process starts afresh: failure (default: only after it failed; "
-        "a worker's bot process plays every game of its table that the worker plays), task "
+        help="when a bot's process starts afresh: failure (default: only after it failed, and "
+        "for each seating of mirrored deals; a worker's bot process plays every game of its "
+        "table and seating that the worker plays), task "
         "(also every 20 games or fewer, fixed by the configuration, so that a bot that keeps "
         "state from game to game plays reproducibly and a resumed run replays it exactly) or "
         "game (before every game)",
