@@ -9,8 +9,11 @@ sandbox) share one control group (:class:`BotGroup`), which bounds what they hol
   creation fail past it;
 - CPU: at most :data:`CPU_CORES` core at a time, and, with ``--cpu-seconds``, a total that the
   referee checks after every reply;
-- and between its moves the whole group is frozen (:meth:`BotGroup.freeze`): a bot computes only
-  while a request is open to it, so it can take no CPU from the other games of a tournament.
+- and between its moves every process of the group is stopped (:meth:`BotGroup.freeze`, with
+  ``SIGSTOP``, which no process can catch or ignore): a bot computes only while a request is open
+  to it, so it can take no CPU from the other games of a tournament. (Not the kernel's freezer:
+  a frozen process of the v1 hierarchy does not die of ``SIGKILL`` until thawed, so the bots of
+  a referee killed between two moves would stay frozen for good; a stopped one dies.)
 
 Control groups v2 (one hierarchy with the ``memory``, ``pids`` and ``cpu`` controllers) and v1
 (one hierarchy a controller, as on machines that mount ``/sys/fs/cgroup/memory`` and so on) are
@@ -46,7 +49,7 @@ FILE_MB: Final = 1024
 
 ROOT: Final = Path("/sys/fs/cgroup")
 _PERIOD_US: Final = 100_000
-_V1: Final = ("memory", "pids", "cpu", "cpuacct", "freezer")
+_V1: Final = ("memory", "pids", "cpu", "cpuacct")
 
 
 class LimitError(RuntimeError):
@@ -111,7 +114,7 @@ def _find() -> Hierarchy | str:
     for controller in _V1:
         mount = _v1_dir(controller)
         if mount is None:
-            if controller in ("freezer", "cpuacct"):
+            if controller == "cpuacct":
                 continue
             return f"no {controller} control group hierarchy is mounted under {ROOT}"
         parent = mount / own.get(controller, "/").lstrip("/")
@@ -274,26 +277,32 @@ class BotGroup:
         except (OSError, ValueError):
             return []
 
-    # -- freezing -------------------------------------------------------------------------------
+    # -- pausing -------------------------------------------------------------------------------
 
     def freeze(self) -> None:
-        """Stop every process of the group until :meth:`thaw` (no-op without a freezer)."""
-        self._freeze(True)
+        """Stop every process of the group until :meth:`thaw`. A process forked while the others
+        are being stopped is found on the next round: once all are stopped, none can fork."""
+        if self.frozen:
+            return
+        self.frozen = True
+        self._signal_all(signal.SIGSTOP)
 
     def thaw(self) -> None:
-        self._freeze(False)
-
-    def _freeze(self, frozen: bool) -> None:
-        if frozen == self.frozen:
+        if not self.frozen:
             return
-        with contextlib.suppress(OSError, KeyError):
-            if self.version == 2:
-                self._write("", "cgroup.freeze", "1" if frozen else "0")
-            elif "freezer" in self.dirs:
-                self._write("freezer", "freezer.state", "FROZEN" if frozen else "THAWED")
-            else:
+        self.frozen = False
+        self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, signum: int, rounds: int = 4) -> None:
+        done: set[int] = set()
+        for _ in range(rounds):
+            pids = [pid for pid in self.pids() if pid not in done]
+            if not pids:
                 return
-            self.frozen = frozen
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signum)
+            done.update(pids)
 
     # -- ending ---------------------------------------------------------------------------------
 
@@ -302,7 +311,6 @@ class BotGroup:
         if self.version == 2:
             with contextlib.suppress(OSError):
                 self._write("", "cgroup.kill", "1")
-        self.thaw_for_kill()
         for _ in range(3):
             pids = self.pids()
             if not pids:
@@ -310,11 +318,6 @@ class BotGroup:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
-
-    def thaw_for_kill(self) -> None:
-        """A frozen process dies of SIGKILL only once thawed (v1)."""
-        if self.frozen:
-            self._freeze(False)
 
     def remove(self, wait: float = 2.0) -> None:
         """Remove the group (its processes killed first), waiting up to ``wait`` seconds for
@@ -356,9 +359,11 @@ def sweep() -> None:
             pass
         except PermissionError:
             continue
+        with contextlib.suppress(OSError, ValueError):
+            for pid in (path / "cgroup.procs").read_text().split():
+                os.kill(int(pid), signal.SIGKILL)  # a bot its dead referee left behind
         with contextlib.suppress(OSError):
-            if not (path / "cgroup.procs").read_text().strip():
-                path.rmdir()
+            path.rmdir()
 
 
 def groups_left(prefix: str = "gin-arena-") -> Iterator[Path]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from _wire import handshake, reply
 
@@ -22,14 +23,26 @@ def sleep_forever() -> None:
     os.execv(sys.executable, SLEEPER)
 
 
-def setsid_grandchild(pipe: int) -> None:
-    if os.fork() == 0:  # the child: stays in the bot's group
+def setsid_grandchild(pipe: int) -> int:
+    child = os.fork()
+    if child == 0:  # the child: stays in the bot's group
         grandchild = os.fork()
         if grandchild == 0:
             os.setsid()
             sleep_forever()
         os.write(pipe, f"{grandchild}\n".encode())
         sleep_forever()
+    return child
+
+
+def sleeping(pid: int) -> bool:
+    """Whether ``pid`` runs the sleeper yet (the referee stops a bot's processes between its
+    moves: the escapees must be in place before the bot says it is ready)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return TOKEN.encode() in file.read()
+    except OSError:
+        return False
 
 
 def daemon(pipe: int) -> None:
@@ -45,13 +58,16 @@ def daemon(pipe: int) -> None:
 
 
 read_end, write_end = os.pipe()
-setsid_grandchild(write_end)
+child = setsid_grandchild(write_end)
 daemon(write_end)
 os.close(write_end)
 pids = []
 with os.fdopen(read_end) as pipe:
     while len(pids) < 2:
         pids.append(int(pipe.readline()))
+deadline = time.monotonic() + 30
+while not all(map(sleeping, [child, *pids])) and time.monotonic() < deadline:
+    time.sleep(0.01)
 path = os.environ.get("HOSTILE_CHILDFILE")
 if path:
     with open(path, "a", encoding="utf-8") as file:
