@@ -122,6 +122,7 @@ def build(args: argparse.Namespace) -> ABTest:
                 in_process=not args.subprocess,
                 memory_mb=args.memory_mb,
                 cpu_seconds=args.cpu_seconds,
+                pids=args.pids,
                 sandbox=sandbox,
             ),
         )

@@ -41,6 +41,7 @@ class Launch:
     in_process: bool = True
     memory_mb: int | None = None
     cpu_seconds: int | None = None
+    pids: int | None = None
     sandbox: Sandbox | None = None
     hidden: tuple[Path, ...] = ()
     """Files and directories hidden from sandboxed bots (the database, the record)."""
@@ -90,6 +91,7 @@ class BotSpec:
             cwd=self.cwd,
             memory_mb=launch.memory_mb,
             cpu_seconds=launch.cpu_seconds,
+            pids=launch.pids,
             sandbox=launch.sandbox,
             hidden=launch.hidden,
             quit_wait=launch.quit_wait,

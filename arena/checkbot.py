@@ -213,6 +213,7 @@ def check_bot(
         in_process=in_process,
         memory_mb=how.memory_mb,
         cpu_seconds=how.cpu_seconds,
+        pids=how.pids,
         sandbox=how.sandbox,
         hidden=how.hidden,
         quit_wait=clock.quit,
@@ -439,6 +440,7 @@ def run(args: argparse.Namespace) -> int:
     launch = Launch(
         memory_mb=args.memory_mb,
         cpu_seconds=args.cpu_seconds,
+        pids=args.pids,
         sandbox=sandbox_from(args.sandbox, [spec], args.in_process),
     )
     with tempfile.TemporaryDirectory(prefix="gin-arena-check-") as scratch:

@@ -251,6 +251,7 @@ class Match:
     in_process: bool = True
     memory_mb: int | None = None
     cpu_seconds: int | None = None
+    pids: int | None = None
     sandbox: Sandbox | None = None
     hidden: tuple[Path, ...] = ()
     """Paths no sandboxed bot may see (the record, a database)."""
@@ -273,6 +274,7 @@ class Match:
             in_process=self.in_process,
             memory_mb=self.memory_mb,
             cpu_seconds=self.cpu_seconds,
+            pids=self.pids,
             sandbox=self.sandbox,
             hidden=self.hidden,
             quit_wait=self.clock.quit,

@@ -132,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         in_process=not args.subprocess,
         memory_mb=args.memory_mb,
         cpu_seconds=args.cpu_seconds,
+        pids=args.pids,
         sandbox=sandbox,
         hidden=() if record is None else record.paths,
         workdir=logs,

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from arena import limits
 from arena.botspec import BotSpec
 from arena.referee import GRACE_SECONDS, QUIT_SECONDS, Clock
 from arena.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
@@ -119,13 +120,23 @@ def add_process_arguments(parser: argparse.ArgumentParser, logs: bool = True) ->
         "installed), bwrap (required), none",
     )
     parser.add_argument(
-        "--memory-mb", type=positive_int, help="address-space limit per bot process (MiB)"
+        "--memory-mb",
+        type=positive_int,
+        help=f"memory of each bot, all its processes and its /tmp together (MiB; default "
+        f"{limits.MEMORY_MB}); without control groups, the address space of each process "
+        "(default: none)",
     )
     parser.add_argument(
         "--cpu-seconds",
         type=positive_int,
-        help="CPU-time limit per bot process (seconds), over all the games it plays (in a "
-        "tournament, see --restart)",
+        help="CPU time of each bot process, all its children together where control groups "
+        "are available (seconds), over all the games it plays (in a tournament, see --restart)",
+    )
+    parser.add_argument(
+        "--pids",
+        type=positive_int,
+        help=f"processes and threads each bot may run at once (default {limits.PIDS}; needs "
+        "control groups)",
     )
     if logs:
         parser.add_argument(
@@ -140,7 +151,20 @@ def sandbox_from(mode: str | None, bots: Iterable[BotSpec], in_process: bool) ->
     processes = any(spec.builtin is None or not in_process for spec in bots)
     if sandbox is None and (mode or "auto") == "auto" and processes:
         print(sandbox_warning(), file=sys.stderr)
+    why = limits.unavailable()
+    if processes and why is not None:
+        print(limits_warning(why), file=sys.stderr)
     return sandbox
+
+
+def limits_warning(why: str) -> str:
+    """The one line to print when bots get no control groups here (no line end)."""
+    return (
+        f"warning: bot limits are per process, not per bot ({why}): --memory-mb bounds each "
+        "process's address space, --cpu-seconds each process's CPU time, --pids and stopping "
+        "bots between their moves are not available; run as root, or in a delegated cgroup v2 "
+        "subtree, for limits per bot"
+    )
 
 
 def logs_from(logs: Path | None) -> Path | None:

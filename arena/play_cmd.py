@@ -161,6 +161,9 @@ def run(args: argparse.Namespace) -> int:
         games=count,
         single_hands=single,
         seed=seed,
+        memory_mb=args.memory_mb,
+        cpu_seconds=args.cpu_seconds,
+        pids=args.pids,
         sandbox=sandbox,
         workdir=logs,
     )

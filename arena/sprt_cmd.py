@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         }
         if clock:
             given["clock"] = clock
-        for name in ("memory_mb", "cpu_seconds"):
+        for name in ("memory_mb", "cpu_seconds", "pids"):
             if getattr(args, name) is not None:
                 given[name] = getattr(args, name)
         config = new_config((new, base), **given)

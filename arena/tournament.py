@@ -129,6 +129,7 @@ class Config:
     in_process: bool = True
     memory_mb: int | None = None
     cpu_seconds: int | None = None
+    pids: int | None = None
     mode: Mode = Mode.TWO_PLAYER
     restart: str = "failure"
     """One of :data:`RESTARTS`."""
@@ -217,6 +218,8 @@ class Config:
             in_process=data["in_process"],
             memory_mb=data["memory_mb"],
             cpu_seconds=data["cpu_seconds"],
+            # Databases from before --pids have the default.
+            pids=data.get("pids"),
             # Databases from before the formats have no mode: they are two-player tournaments.
             mode=Mode.parse(data.get("mode", Mode.TWO_PLAYER.value)),
             # Databases from before --restart started bots afresh at each task.
@@ -278,6 +281,7 @@ def _config_json(c: dict[str, Any]) -> dict[str, Any]:
         "restart": c["restart"],
         "memory_mb": c["memory_mb"],
         "cpu_seconds": c["cpu_seconds"],
+        "pids": c["pids"],
     }
 
 
@@ -439,6 +443,7 @@ class Venue:
             in_process=config.in_process,
             memory_mb=config.memory_mb,
             cpu_seconds=config.cpu_seconds,
+            pids=config.pids,
             sandbox=resolve_sandbox(self.sandbox),
             hidden=tuple(Path(p) for p in self.hidden),
             quit_wait=config.clock.quit,
@@ -553,6 +558,7 @@ def run_task(
         in_process=launch.in_process,
         memory_mb=launch.memory_mb,
         cpu_seconds=launch.cpu_seconds,
+        pids=launch.pids,
         sandbox=launch.sandbox,
         hidden=launch.hidden,
         workdir=Path(workdir),

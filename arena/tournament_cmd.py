@@ -204,6 +204,7 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         "seed",
         "memory_mb",
         "cpu_seconds",
+        "pids",
         "restart",
     ):
         if getattr(args, name) is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -275,3 +276,27 @@ def test_two_bots_cannot_talk_through_locks_or_watches(tmp_path: Path) -> None:
     for facts in seen:
         assert facts["flock"] == "taken" and facts["lockf"] == "taken", seen
         assert facts["inotify"] != "open", seen
+
+
+@needs_bwrap
+@needs_cgroups
+def test_pids_and_memory_reach_the_bot_from_the_command_line(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "arena.cli", "match", "greedy", shlex.join(walls("forkbomb"))),
+            *("--hands", "1", "--pids", "16", "--memory-mb", "300", "--logs", str(logs)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = [
+        json.loads(line[6:])
+        for log in logs.glob("*.stderr.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("WALLS ")
+    ]
+    assert len(found) == 1 and found[0]["started"] < 16 and found[0]["refused"], found
