@@ -186,7 +186,9 @@ def _absolute(argv: list[str], base: Path) -> list[str]:
     existing file relative to ``base`` (``python3 mybot.py``, ``node bots/ginbot.js``)."""
     program, *args = argv
     if "/" in program and not Path(program).is_absolute():
-        program = str((base / program).resolve())
+        # Symbolic links kept: a virtual environment's python is a link to the interpreter it
+        # was made from, and run by its own path it is the environment's.
+        program = os.path.abspath(base / program)
     out = [program]
     for arg in args:
         if not arg.startswith("-") and not Path(arg).is_absolute() and (base / arg).is_file():

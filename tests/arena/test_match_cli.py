@@ -275,3 +275,18 @@ def test_a_bot_command_with_a_relative_script_runs_from_the_current_directory(
     done = run_cli("match", "greedy", command, "--hands", "1", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"][0]["reason"] == "normal"
+
+
+def test_a_relative_interpreter_keeps_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``env/bin/python mybot.py``: a virtual environment's python is a link to the interpreter
+    it was made from, and only by its own path is it the environment's."""
+    from arena.botspec import resolve
+
+    (tmp_path / "env" / "bin").mkdir(parents=True)
+    (tmp_path / "env" / "bin" / "python").symlink_to(sys.executable)
+    (tmp_path / "mybot.py").write_text(FIRST_LEGAL_BOT)
+    monkeypatch.chdir(tmp_path)
+    spec = resolve("env/bin/python mybot.py")
+    assert spec.command == (str(tmp_path / "env" / "bin" / "python"), str(tmp_path / "mybot.py"))
