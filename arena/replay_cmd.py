@@ -22,15 +22,21 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record", type=Path, metavar="FILE", help="a record file (JSON Lines)")
-    parser.add_argument("--game", type=int, help="show only this game (numbered from 1)")
+    parser.add_argument(
+        "--game",
+        type=int,
+        help="show only the game of this number (as the match numbered it, from 1; a mirrored "
+        "match records its games as it played them, not in their numbers' order)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     games = read_games(args.record)
     if args.game is not None:
-        if not 1 <= args.game <= len(games):
+        chosen = [game for game in games if game.tags.game == args.game]
+        if not chosen:
             raise ValueError(f"no game {args.game}: the record holds {len(games)} games")
-        games = [games[args.game - 1]]
+        games = chosen
     for index, game in enumerate(games):
         if index:
             print()
