@@ -124,8 +124,9 @@ class GameReport:
 
 @dataclass
 class MatchResult:
-    """The tallies of a match and, when ``keep`` is set, the report of every game (``games``);
-    without it a match of any length holds the same memory."""
+    """The tallies of a match and, when ``keep`` is set, the report of every game (``games``,
+    by number once the match is over; in the order of play while it goes on); without it a match
+    of any length holds the same memory."""
 
     names: tuple[str, ...]
     seed: int
@@ -177,7 +178,7 @@ class MatchResult:
     def to_json(self) -> dict[str, Any]:
         games = []
         bots = range(len(self.names))
-        for g in sorted(self.games, key=lambda g: g.number):  # played leg after leg: by number
+        for g in self.games:
             item: dict[str, Any] = {
                 "game": g.number,
                 "seed": g.seed,
@@ -417,6 +418,7 @@ class Match:
                 else:
                     continue
                 after = number
+        result.games.sort(key=lambda g: g.number)  # played leg after leg; reported by number
         return result
 
 
