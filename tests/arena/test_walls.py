@@ -300,3 +300,76 @@ def test_pids_and_memory_reach_the_bot_from_the_command_line(tmp_path: Path) -> 
         if line.startswith("WALLS ")
     ]
     assert len(found) == 1 and found[0]["started"] < 16 and found[0]["refused"], found
+
+
+@needs_bwrap
+def test_a_bot_that_closes_its_stdout_in_the_sandbox_crashes_at_once(tmp_path: Path) -> None:
+    """bwrap holds no copy of the bot's stdout: its closing is seen at once (a crash), not after
+    the move time (a timeout)."""
+    outcome = play(
+        [bot(tmp_path, "close"), first_legal(tmp_path)],
+        clock=Clock(move=60.0, grace=1.0, startup=START),
+    )
+    assert outcome.failure is not None and outcome.failure.seat == 0, outcome
+    assert outcome.reason == BotCrashed.reason, outcome.failure
+    assert "closed its stdout" in outcome.failure.message, outcome.failure.message
+
+
+@needs_bwrap
+def test_the_wire_log_is_hidden_wherever_it_is(tmp_path: Path) -> None:
+    """``--log-wire`` in the bot's own directory, which the sandbox shows it: the bot finds it
+    unreadable while the log fills with every line, the dealt hands included."""
+    home = tmp_path / "mybot"
+    home.mkdir()
+    script = home / "walls.py"
+    script.write_text((Path(walls("peek")[1])).read_text())
+    (home / "_wire.py").write_text((Path(walls("peek")[1]).parent / "_wire.py").read_text())
+    log = home / "wire.log"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "arena.cli", "match", "greedy"),
+            shlex.join([sys.executable, str(script), "peek", str(log)]),
+            *("--hands", "2", "--log-wire", str(log), "--logs", str(tmp_path / "logs")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"hand"' in log.read_text()
+    found = [
+        json.loads(line[6:])
+        for path in (tmp_path / "logs").glob("*.stderr.log")
+        for line in path.read_text().splitlines()
+        if line.startswith("WALLS ")
+    ]
+    assert found and all(f["hands"] == 0 and f["head"].startswith("error") for f in found), found
+
+
+@needs_bwrap
+def test_colluding_partners_cannot_signal_through_a_lock(tmp_path: Path) -> None:
+    """Partners (players 0 and 2 of a partnership game) that each try, at every move, to take
+    and keep an exclusive lock on a file both can read: with real locks the one second to try
+    would find it taken every time; here neither ever does."""
+    collude = shlex.join(walls("collude"))
+    logs = tmp_path / "logs"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "arena.cli", "match"),
+            *(collude, "greedy", collude, "greedy"),
+            *("--mode", "partnership", "--set", "game_target=25", "--logs", str(logs)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    last: dict[str, dict[str, Any]] = {}
+    for path in logs.glob("*.stderr.log"):
+        for line in path.read_text().splitlines():
+            if line.startswith("WALLS "):
+                last[path.name] = json.loads(line[6:])
+    assert len(last) == 2, (last, list(logs.iterdir()))
+    assert all(r["tries"] > 0 and r["busy"] == 0 for r in last.values()), last

@@ -17,7 +17,13 @@ Modes (the attack is made at hello, unless said otherwise):
 - ``cpuhog``: at its first request, starts three children that burn CPU, then takes a second
   for each move;
 - ``channel WORD``: tries to pass ``WORD`` to another bot (or read it from one) through a lock on
-  a file both can read and through inotify, and reports what it saw of the other.
+  a file both can read and through inotify, and reports what it saw of the other;
+- ``collude``: at every request, tries to take (and then keeps) an exclusive lock on a file every
+  sandbox can read, and reports how often it found the lock taken: a partner holding it would
+  be a one-bit channel between them;
+- ``peek PATH``: reads PATH (the wire log, say) at each request and reports its size and
+  whether it holds a hand's cards;
+- ``close``: at its first request closes its stdout and sleeps, running on.
 """
 
 from __future__ import annotations
@@ -232,8 +238,9 @@ def channel(word: str) -> None:
     report(**facts)
 
 
-flooding = False
 burnt_at = None
+held = None
+busy = tries = 0
 for message in handshake(f"walls-{MODE}"):
     if message["type"] == "request":
         if MODE == "flood":
@@ -246,6 +253,25 @@ for message in handshake(f"walls-{MODE}"):
                 burnt_at = time.monotonic()
                 burn()
             report(cpu=time.process_time(), clock=time.monotonic())
+        if MODE == "close":
+            os.close(1)
+            time.sleep(600)
+        if MODE == "collude":
+            if held is None:
+                held = open("/etc/passwd")  # noqa: SIM115 - kept for the whole game
+            tries += 1
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                busy += 1
+            report(busy=busy, tries=tries)
+        if MODE == "peek":
+            try:
+                with open(sys.argv[2], "rb") as file:
+                    seen = file.read()
+            except OSError as error:
+                seen = f"error {error.errno}".encode()
+            report(size=len(seen), hands=seen.count(b'"hand"'), head=seen[:80].decode("latin-1"))
         if MODE == "cpuhog":
             if burnt_at is None:
                 burnt_at = time.monotonic()
