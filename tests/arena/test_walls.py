@@ -44,6 +44,8 @@ needs_cgroups = pytest.mark.skipif(
 )
 START = 60.0
 CLOCK = Clock(move=1.0, grace=0.5, startup=START)
+RULES = HOYLE.replace(game_target=1, hand_limit=2)
+"""A game of a hand or two: the attacks come at its start."""
 
 
 def walls(mode: str, *args: str) -> list[str]:
@@ -73,7 +75,7 @@ def first_legal(tmp_path: Path, name: str = "opponent", delay: str = "0") -> Pro
 
 
 def play(conns: list[ProcessConnection], clock: Clock = CLOCK, seed: int = 7) -> GameOutcome:
-    referee = Referee(HOYLE, clock)
+    referee = Referee(RULES, clock)
     try:
         for seat, conn in enumerate(conns):
             conn.start(referee.hello(seat, conns[1 - seat].name), START)
@@ -250,7 +252,7 @@ def test_two_bots_cannot_talk_through_locks_or_watches(tmp_path: Path) -> None:
     learns anything of the other; inotify is refused."""
     first = bot(tmp_path / "a", "channel", "alpha")
     second = bot(tmp_path / "b", "channel", "beta")
-    referee = Referee(HOYLE, CLOCK)
+    referee = Referee(RULES, CLOCK)
     errors: list[BaseException] = []
 
     def start(conn: ProcessConnection, seat: int) -> None:
