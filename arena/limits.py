@@ -155,6 +155,7 @@ class BotGroup:
         self.version = version
         self.limits = limits
         self._join: list[int] = []
+        self._procs: int | None = None
         self.frozen = False
 
     @classmethod
@@ -270,11 +271,14 @@ class BotGroup:
             return False
 
     def pids(self) -> list[int]:
-        """The processes in the group now."""
-        where = self.dirs.get("") or self.dirs.get("pids") or next(iter(self.dirs.values()))
+        """The processes in the group now (read through a descriptor kept open: this is done
+        twice a move)."""
         try:
-            return [int(p) for p in (where / "cgroup.procs").read_text().split()]
-        except (OSError, ValueError):
+            if self._procs is None:
+                where = self.dirs.get("") or self.dirs.get("pids") or next(iter(self.dirs.values()))
+                self._procs = os.open(where / "cgroup.procs", os.O_RDONLY)
+            return [int(p) for p in os.pread(self._procs, 1 << 16, 0).split()]
+        except (OSError, ValueError, StopIteration):
             return []
 
     # -- pausing -------------------------------------------------------------------------------
@@ -294,8 +298,11 @@ class BotGroup:
         self._signal_all(signal.SIGCONT)
 
     def _signal_all(self, signum: int, rounds: int = 4) -> None:
+        """Send ``signum`` to every process of the group; for ``SIGSTOP``, again to those that
+        appeared meanwhile, until there are none (a ``SIGCONT`` needs one round: stopped
+        processes fork nothing)."""
         done: set[int] = set()
-        for _ in range(rounds):
+        for _ in range(rounds if signum == signal.SIGSTOP else 1):
             pids = [pid for pid in self.pids() if pid not in done]
             if not pids:
                 return
@@ -321,8 +328,8 @@ class BotGroup:
 
     def remove(self, wait: float = 2.0) -> None:
         """Remove the group (its processes killed first), waiting up to ``wait`` seconds for
-        them to be gone; a group that cannot be removed yet is left for the kernel's own
-        clean-up of empty groups to find (it holds no process)."""
+        them to be gone; a group that cannot be removed yet is left for :func:`sweep` in the
+        next referee to start."""
         self.close_join()
         if not self.dirs:
             return
@@ -341,6 +348,10 @@ class BotGroup:
                         break
                     self.kill()
                     time.sleep(0.01)
+        if self._procs is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._procs)
+            self._procs = None
         self.dirs.clear()
 
 
