@@ -6,17 +6,18 @@ times and a clean exit. One line per check; a non-zero exit on any failure."""
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import wire
 from arena.botspec import BotSpec, Launch, load_bots_file, resolve
-from arena.connection import BotError, Connection, InProcessConnection
+from arena.connection import BotError, BotTimeout, Connection, InProcessConnection
 from arena.match import log_tail
 from arena.options import (
     add_clock_arguments,
@@ -41,7 +42,9 @@ DESCRIPTION = """\
 Play a bot through scripted situations covering every phase and request type, against the built-in
 greedy bot, and check: the handshake, that every reply echoes its request's id and is legal, that
 stdout carries only protocol messages, that unknown message types are ignored, response times, and
-that the bot exits when told to quit. Prints one line per check; exits 1 if any check fails.
+that the bot exits when told to quit. Prints one line per check; exits 1 if any check fails. A
+request the bot does not answer in time is named (its phase, hand and id, as --log-wire shows it)
+and fails the response-time check, which counts it.
 
 examples:
   gin-arena check-bot "python3 mybot.py"
@@ -70,6 +73,19 @@ class _Seen:
     replies: int = 0
     slowest: float = 0.0
     total: float = 0.0
+    requests: int = 0
+    """Requests sent to the bot, in every game played."""
+    timeouts: int = 0
+    """Requests it did not answer in time (each ends its game)."""
+    seated: tuple[int, int] = (0, 1)
+    """The players in the seats of the hand being played."""
+
+    def count(self, lines: Sequence[wire.WireLine], outcome: GameOutcome) -> None:
+        """Note the requests of a game the bot played, and whether one of them timed out."""
+        self.requests += sum(1 for r in _requests(lines))
+        failure = outcome.failure
+        if failure is not None and failure.seat == 0 and failure.reason == BotTimeout.reason:
+            self.timeouts += 1
 
     def read(self, lines: Sequence[wire.WireLine]) -> None:
         """Note the messages the bot was sent."""
@@ -103,10 +119,10 @@ class _Seen:
         players: tuple[int, int] = (0, 1),
         table: int = 0,
     ) -> None:
-        pass
+        self.seated = players
 
     def action(self, player: int, action: Action, seconds: float) -> None:
-        if player == 0:
+        if self.seated[player] == 0:  # a hand's seat 0 is not always the bot's (three players)
             self.replies += 1
             self.slowest = max(self.slowest, seconds)
             self.total += seconds
@@ -263,13 +279,14 @@ def check_bot(
         number: int,
         decks: Sequence[Sequence[int]] = (),
         first_dealer: int | None = None,
-    ) -> GameOutcome:
+    ) -> tuple[GameOutcome, list[wire.WireLine]]:
         with wire.tap(inner.name) as lines:
             outcome = Referee(rules, clock, recorder=seen).play_game(
                 [inner, opponent], seed, number=number, decks=decks, first_dealer=first_dealer
             )
         seen.read(lines)
-        return outcome
+        seen.count(lines, outcome)
+        return outcome, lines
 
     # Unknown message types must be ignored.
     if isinstance(inner, ProcessConnection):
@@ -283,20 +300,22 @@ def check_bot(
     number = 0
     for scenario in SCENARIOS:
         number += 1
-        outcome = play(
+        outcome, lines = play(
             scenario.rules,
             seed=number,
             number=number,
             decks=scenario.decks,
             first_dealer=scenario.first_dealer,
         )
-        checks.append(_judge(scenario.name, scenario.goal, outcome))
+        checks.append(_judge(scenario.name, scenario.goal, outcome, lines))
         if outcome.failure is not None and outcome.failure.seat == 0:
             restart()
     for index in range(games):
         number += 1
-        outcome = play(HOYLE, seed=1000 + index, number=number)
-        checks.append(_judge(f"full game {index + 1} against greedy", "to 100 points", outcome))
+        outcome, lines = play(HOYLE, seed=1000 + index, number=number)
+        checks.append(
+            _judge(f"full game {index + 1} against greedy", "to 100 points", outcome, lines)
+        )
         if outcome.failure is not None and outcome.failure.seat == 0:
             restart()
     short = HOYLE.replace(game_target=FORMAT_TARGET)
@@ -306,7 +325,7 @@ def check_bot(
         for other in others:
             other.start(referee.hello(0, None, mode), clock.startup)
         with wire.tap(inner.name) as lines:
-            outcome = Referee(short, clock).play_game(
+            outcome = Referee(short, clock, recorder=seen).play_game(
                 [inner, *others],
                 seed=number,
                 number=number,
@@ -316,7 +335,8 @@ def check_bot(
             )
         for other in others:
             other.close()
-        check = _judge(name, goal, outcome)
+        seen.count(lines, outcome)
+        check = _judge(name, goal, outcome, lines)
         told = _types(lines)
         if check.ok and event not in told:
             check = Check(name, False, f"the bot was never sent {event!r}")
@@ -349,15 +369,7 @@ def check_bot(
             else f"not reached: {', '.join(missing)}",
         )
     )
-    mean = seen.total / seen.replies if seen.replies else 0.0
-    checks.append(
-        Check(
-            "response times",
-            seen.slowest <= clock.move,
-            f"{seen.replies} replies, mean {mean * 1000:.1f} ms, "
-            f"slowest {seen.slowest * 1000:.1f} ms (move time {clock.move * 1000:.0f} ms)",
-        )
-    )
+    checks.append(_response_times(seen, clock))
     opponent.close()
     inner.close()
     if isinstance(inner, ProcessConnection):
@@ -405,13 +417,69 @@ def _types(lines: Sequence[wire.WireLine]) -> set[str]:
     return types
 
 
-def _judge(name: str, goal: str, outcome: GameOutcome) -> Check:
+def _requests(lines: Sequence[wire.WireLine]) -> Iterator[m.Request]:
+    """The requests sent to the bot."""
+    for line in lines:
+        if line.direction == wire.TO_BOT:
+            with contextlib.suppress(ProtocolError):
+                message = line.message()
+                if isinstance(message, m.Request):
+                    yield message
+
+
+def _unanswered(lines: Sequence[wire.WireLine]) -> m.Request | None:
+    """The last request sent to the bot, unless the bot replied to it."""
+    request = collections.deque(_requests(lines), maxlen=1)
+    if not request:
+        return None
+    for line in lines:
+        if line.direction == wire.FROM_BOT:
+            with contextlib.suppress(ProtocolError):
+                message = line.message()
+                if isinstance(message, m.Reply) and message.id == request[0].id:
+                    return None
+    return request[0]
+
+
+def _judge(
+    name: str, goal: str, outcome: GameOutcome, lines: Sequence[wire.WireLine] = ()
+) -> Check:
     failure = outcome.failure
     if failure is None:
         return Check(name, True, goal)
     who = "the bot" if failure.seat == 0 else "the opponent"
     rule = f" [{failure.rule}]" if failure.rule else ""
-    return Check(name, False, f"{who} failed: {failure.reason}{rule}: {failure.message}")
+    message = failure.message
+    request = _unanswered(lines) if failure.reason == BotTimeout.reason else None
+    if failure.seat == 0 and request is not None:
+        # Which request, so that the bot's author can find the situation it was slow in.
+        asked = (
+            f"the {request.phase} request of hand {request.observation.hand_number} "
+            f"(request id {request.id})"
+        )
+        message += f" to {asked}" if message.startswith("no reply") else f" ({asked})"
+    return Check(name, False, f"{who} failed: {failure.reason}{rule}: {message}")
+
+
+def _response_times(seen: _Seen, clock: Clock) -> Check:
+    """The bot's move times over every game, a request it did not answer in time counted."""
+    move = f"move time {clock.move * 1000:.0f} ms"
+    slowest = f"slowest {seen.slowest * 1000:.1f} ms"
+    if seen.timeouts:
+        answered = (
+            f"slowest answered {seen.slowest * 1000:.1f} ms" if seen.replies else "none answered"
+        )
+        return Check(
+            "response times",
+            False,
+            f"{seen.timeouts} of {seen.requests} requests timed out; {answered} ({move})",
+        )
+    mean = seen.total / seen.replies if seen.replies else 0.0
+    return Check(
+        "response times",
+        seen.slowest <= clock.move,
+        f"{seen.replies} replies, mean {mean * 1000:.1f} ms, {slowest} ({move})",
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

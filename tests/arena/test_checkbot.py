@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -138,3 +139,28 @@ def test_a_bot_that_keeps_its_game_start_seat_passes_partnership_and_a_bad_sit_o
     problems = failed(checks)
     assert set(problems) == {"three-player sit-out"}, problems
     assert "crash" in problems["three-player sit-out"]
+
+
+def test_a_slow_reply_is_named_and_counted_in_the_response_times(tmp_path: Path) -> None:
+    """A bot that misses its time once: the check that failed names the request (its phase,
+    hand and id), and the response times count it rather than leave it out."""
+    bot = f"{sys.executable} {HERE / 'slow_once.py'} {tmp_path / 'slept'} 0.6"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "arena.cli", "check-bot", bot, "--move-time", "0.2",
+            "--games", "1", "--quit-time", "0.5", "--sandbox", "none", "--json",
+        ],
+        capture_output=True, text=True, env=cli_env(), cwd=tmp_path, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    problems = {row["check"]: row["detail"] for row in json.loads(done.stdout) if not row["ok"]}
+    assert set(problems) == {"first upcard and a knock", "response times"}, problems
+    assert re.fullmatch(
+        r"the bot failed: timeout: no reply within 0\.300 s to the draw request of hand 1 "
+        r"\(request id \d+\)",
+        problems["first upcard and a knock"],
+    ), problems
+    assert re.fullmatch(
+        r"1 of \d+ requests timed out; slowest answered [\d.]+ ms \(move time 200 ms\)",
+        problems["response times"],
+    ), problems
