@@ -13,9 +13,11 @@ a shell. A bots file is TOML::
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import shlex
+import shutil
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from pathlib import Path
 import bots
 from arena.connection import Connection, InProcessConnection
 from arena.process import QUIT_WAIT_SECONDS, ProcessConnection, python_command
+from arena.programs import nearest_programs, program_hint
 from arena.sandbox import Sandbox
 from bots import BUILTIN
 from bots.sdk import Bot
@@ -218,5 +221,36 @@ def resolve(
     if text in BUILTIN:
         return BotSpec(name or text, builtin=text)
     argv = _split(text, "bot command")
+    _check_program(text, argv[0], single=len(argv) == 1, known=known or {})
     argv = _absolute(argv, Path.cwd())
     return BotSpec(name or _default_name(argv), tuple(argv))
+
+
+def _check_program(text: str, program: str, single: bool, known: Mapping[str, BotSpec]) -> None:
+    """Refuse a command whose program is a bare name that ``PATH`` does not find (the bot's
+    ``PATH`` is ours), saying the likely cause: a file here of that name, which is not run by a
+    bare name and may not be runnable at all (not executable, no ``#!`` line); or, for a single
+    word, a mistyped bot name, with the nearest names. Anything else is left for the start to
+    report (a path that does not exist may exist where the bot runs)."""
+    if "/" in program or shutil.which(program, path=os.environ.get("PATH", os.defpath)):
+        return
+    here = Path.cwd() / program
+    if here.exists():
+        hint = program_hint(program, here, by_path=f"./{program}")
+        raise BotSpecError(
+            f"cannot run {text!r}: "
+            + (hint or f"{program} is not a program on PATH: name it by its path (`./{program}`)")
+        )
+    if not single:
+        return  # the start says so, with the nearest programs on PATH
+    near = difflib.get_close_matches(program, [*BUILTIN, *known], n=3, cutoff=0.6)
+    near = near or nearest_programs(program, os.environ)
+    guess = (
+        f"; did you mean {' or '.join(map(repr, near))}?"
+        if near
+        else f" (the built-in bots: {', '.join(BUILTIN)})"
+    )
+    raise BotSpecError(
+        f"unknown bot {text!r}: not a built-in bot, a bots-file entry, a file or a program on "
+        f"PATH{guess}"
+    )

@@ -52,7 +52,12 @@ from arena.connection import (
     decode_bot_line,
 )
 from arena.limits import BotGroup, LimitError, Limits
-from arena.programs import resolve_command, sandbox_startup_hint
+from arena.programs import (
+    cannot_run_hint,
+    needs_interpreter,
+    resolve_command,
+    sandbox_startup_hint,
+)
 from arena.sandbox import Sandbox, SandboxError
 from engine.hand import Action as EngineAction
 from protocol import messages as m
@@ -130,6 +135,8 @@ def _check_program(program: str, env: Mapping[str, str], cwd: Path) -> None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
         if path.is_dir() or not os.access(path, os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+        if needs_interpreter(path):  # which bwrap's execvp would run with /bin/sh
+            raise OSError(errno.ENOEXEC, os.strerror(errno.ENOEXEC), program)
     elif shutil.which(program, path=env.get("PATH", os.defpath)) is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
@@ -322,8 +329,10 @@ class ProcessConnection(Connection):
             sandbox = self.sandbox
             bwrap = sandbox.bwrap if sandbox else None
             how = f" (the sandbox {bwrap})" if bwrap and error.filename == bwrap else ""
+            why = "" if how else cannot_run_hint(self.argv[0], env, self.cwd or self.workdir)
             raise BotStartupError(
-                f"cannot run {' '.join(self.argv)!r}{how}: {error.strerror or error}", self.name
+                f"cannot run {' '.join(self.argv)!r}{how}: {error.strerror or error}{why}",
+                self.name,
             ) from None
         finally:
             for fd in (*fds, *ends):

@@ -24,6 +24,7 @@ Recognised, by what they are rather than by where they live:
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 import shlex
@@ -190,6 +191,116 @@ def sandbox_startup_hint(
     )
 
 
+INTERPRETERS: Final = {
+    ".py": "python3",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+    ".rb": "ruby",
+    ".pl": "perl",
+    ".php": "php",
+    ".lua": "lua",
+    ".jl": "julia",
+    ".r": "Rscript",
+    ".sh": "sh",
+    ".bash": "bash",
+}
+"""The interpreter a script is run with, by its suffix (lower case), for the hints below."""
+
+
+def program_hint(program: str, path: Path, by_path: str | None = None) -> str | None:
+    """Why the file at ``path``, named ``program`` in a bot's command, cannot be run as a
+    program, and what to do instead (a sentence without a capital or a full stop): it is a
+    directory, it is not executable, or it is a script without a ``#!`` line, which the system
+    cannot run; None when it can be run, or is not there. ``by_path``: how to name it as a
+    program, when ``program`` does not (a bare name, which is looked up on ``PATH``)."""
+    if path.is_dir():
+        return f"{program} is a directory, not a program"
+    try:
+        with open(path, "rb") as file:
+            head = file.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    executable = os.access(path, os.X_OK)
+    script = head.startswith(b"#!")
+    if not script and (head.startswith(b"\x7fELF") or b"\0" in head):
+        # A compiled program: only the permission can be missing.
+        return None if executable else f"{program} is not executable: `chmod +x {program}`"
+    interpreter = _interpreter(path, head if script else b"")
+    run = f"`{interpreter or 'INTERPRETER'} {program}`"
+    named = "" if by_path is None else f" and name it by its path (`{by_path}`)"
+    line = f"`#!/usr/bin/env {interpreter}`" if interpreter else "naming its interpreter"
+    if script and not executable:
+        return (
+            f"{program} is not executable: `chmod +x {program}`{named}, or run it with its "
+            f"interpreter ({run})"
+        )
+    if not executable:
+        return (
+            f"{program} is not executable: run it with its interpreter ({run}), or `chmod +x` "
+            f"it, give it a #! line ({line}){named}"
+        )
+    if not script:
+        return (
+            f"{program} has no #! line: run it with its interpreter ({run}), or make its first "
+            f"line a #! line ({line}){named}"
+        )
+    return None
+
+
+def needs_interpreter(path: Path) -> bool:
+    """Whether the file at ``path`` is a script without a ``#!`` line (text, not a compiled
+    program), which the system cannot run by itself."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(_HEAD_BYTES)
+    except OSError:
+        return False
+    return bool(head) and not head.startswith((b"#!", b"\x7fELF")) and b"\0" not in head
+
+
+def missing_program_hint(program: str, env: Mapping[str, str]) -> str | None:
+    """For a bare program name that ``env``'s ``PATH`` does not find: the sentence saying so,
+    with the nearest names of programs there (a typing mistake: ``pyhton3``), or None when it
+    is found or is a path."""
+    if "/" in program or shutil.which(program, path=env.get("PATH", os.defpath)):
+        return None
+    near = nearest_programs(program, env)
+    guess = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    return f"{program!r} is not a program on PATH{guess}"
+
+
+def cannot_run_hint(program: str, env: Mapping[str, str], cwd: Path) -> str:
+    """What to add to "cannot run COMMAND: ERROR" (from ``"; "``, or nothing) when the program
+    of a bot's command cannot be run, with ``env`` in ``cwd``: the likely cause and the fix."""
+    if "/" in program:
+        path = cwd / program
+        shown = os.path.relpath(path)  # to type in the shell gin-arena was run from
+        shown = str(path) if shown.startswith("..") else os.path.join(".", shown)
+        hint = program_hint(shown, path)
+    else:
+        hint = missing_program_hint(program, env)
+    return f"; {hint}" if hint else ""
+
+
+def nearest_programs(name: str, env: Mapping[str, str]) -> list[str]:
+    """The names of the files on ``env``'s ``PATH`` nearest to ``name`` (at most three, the
+    nearest first): what ``name`` may be a typing mistake for."""
+    names: set[str] = set()
+    for folder in env.get("PATH", os.defpath).split(os.pathsep):
+        with contextlib.suppress(OSError):
+            names.update(os.listdir(folder or "."))
+    return difflib.get_close_matches(name, sorted(names), n=3, cutoff=0.8)
+
+
+def _interpreter(path: Path, head: bytes) -> str | None:
+    """The interpreter of a script: the one its ``#!`` line names, else the one of its suffix."""
+    line = head.split(b"\n", 1)[0][2:].decode("utf-8", "replace").split()
+    if line:
+        return line[1] if Path(line[0]).name == "env" and len(line) > 1 else line[0]
+    return INTERPRETERS.get(path.suffix.lower())
+
+
 def _shim_or_script(
     program: str, env: Mapping[str, str], cwd: Path, args: Sequence[str]
 ) -> Shim | tuple[Shim, list[str], str] | None:
@@ -307,4 +418,16 @@ def _runnable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-__all__ = ["SHIM_SECONDS", "Shim", "find_shim", "resolve_command", "sandbox_startup_hint"]
+__all__ = [
+    "INTERPRETERS",
+    "SHIM_SECONDS",
+    "Shim",
+    "cannot_run_hint",
+    "find_shim",
+    "missing_program_hint",
+    "nearest_programs",
+    "needs_interpreter",
+    "program_hint",
+    "resolve_command",
+    "sandbox_startup_hint",
+]
