@@ -7,10 +7,16 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Final
 
 from arena.report.data import ReportError, build, from_record, from_store
 from arena.terminal import printable
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 HELP = "write a tournament or a match as one self-contained HTML page"
 DESCRIPTION = """\
@@ -24,7 +30,15 @@ n/p for hands) to its score.
 The plots need matplotlib (pip install 'gin-rummy-arena[report]'); without it the page has every
 table and says what is missing. --json writes the data behind the page instead. The database is
 opened read-only: a report can be made while a tournament is playing into it.
+
+A long report (a league of thousands of games takes some seconds a thousand) shows how it goes on
+standard error: a bar on a terminal; otherwise a line as each part starts (reading the games,
+fitting Elo over them, building the replays, drawing the plots, writing the page) and every 5 s
+within one, e.g. "report: building replays: 120 of 400".
 """
+
+PROGRESS_SECONDS: Final = 5.0
+"""How often a line says how a part of the work goes when standard error is not a terminal."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,29 +63,109 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.db is not None:
-        names, games, config = from_store(args.db)
-        source, kind = str(args.db), "tournament"
-    else:
-        names, games, config = from_record(args.record)
-        source, kind = str(args.record), "record"
-    data = build(names, games, config, source=source, kind=kind, replays=not args.no_replays)
-    if args.json:
-        text = json.dumps(data, indent=1) + "\n"
-    else:
-        from arena.report import html, plots
+    with Progress() as progress:
+        if args.db is not None:
+            names, games, config = from_store(args.db, progress)
+            source, kind = str(args.db), "tournament"
+        else:
+            progress.part("reading the record")
+            names, games, config = from_record(args.record)
+            source, kind = str(args.record), "record"
+        data = build(
+            names,
+            games,
+            config,
+            source=source,
+            kind=kind,
+            replays=not args.no_replays,
+            progress=progress,
+        )
+        if args.json:
+            text = json.dumps(data, indent=1) + "\n"
+        else:
+            from arena.report import html, plots
 
-        note = plots.missing()
-        if note is not None:
-            print(f"gin-arena report: {note}", file=sys.stderr)
-        text = html.render(data, None if note else plots.draw(data), note)
-    if str(args.output) == "-":
-        sys.stdout.write(text)
-        return 0
-    write_atomically(args.output, text)
+            note = plots.missing()
+            if note is not None:
+                progress.say(f"gin-arena report: {note}")
+            else:
+                progress.part("drawing the plots")
+            drawn = None if note else plots.draw(data)
+            progress.part("writing the page")
+            text = html.render(data, drawn, note)
+        if str(args.output) == "-":
+            sys.stdout.write(text)
+            return 0
+        write_atomically(args.output, text)
     what = "data" if args.json else "report"
     print(f"{what} of {data['games']} games written to {printable(str(args.output))}")
     return 0
+
+
+class Progress:
+    """How the report's work goes, on standard error: a transient bar on a terminal; otherwise
+    a line as each part starts and every :data:`PROGRESS_SECONDS` within one. Called as the
+    :data:`arena.report.data.Progress` hook, or told of a part without a count (:meth:`part`)."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+
+        console = Console(stderr=True)
+        self._terminal = console.is_terminal
+        self._bar = Bar(
+            SpinnerColumn(),
+            TextColumn("report: {task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[count]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=not self._terminal,
+        )
+        self._task: TaskID | None = None
+        self._what = ""
+        self._said = 0.0
+
+    def __enter__(self) -> Progress:
+        self._bar.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._bar.stop()
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if what != self._what:
+            self.part(what, total)
+        if self._task is not None:
+            self._bar.update(self._task, completed=done, total=total, count=f"{done}/{total}")
+        if not self._terminal and time.monotonic() - self._said >= PROGRESS_SECONDS:
+            self._line(f"report: {what}: {done} of {total}")
+
+    def part(self, what: str, total: int | None = None) -> None:
+        """A part of the work starts, of ``total`` items (None: not counted)."""
+        self._what = what
+        if self._task is not None:
+            self._bar.remove_task(self._task)
+        self._task = self._bar.add_task(
+            what, total=total, count="" if total is None else f"0/{total}"
+        )
+        if not self._terminal:
+            self._line(f"report: {what}" + ("" if total is None else f": 0 of {total}"))
+
+    def say(self, text: str) -> None:
+        """A line on standard error, above the bar."""
+        self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def _line(self, text: str) -> None:
+        self._said = time.monotonic()
+        print(text, file=sys.stderr, flush=True)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -43,6 +43,16 @@ HISTOGRAM_EDGES_MS: Final = (0.0, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000, 
 """Move-time histogram bins, in milliseconds (the last one is open)."""
 
 
+Progress = Callable[[str, int, int], None]
+"""A hook told how the long parts of the work go, as ``(what, done, total)``: first with ``done``
+0 when a part starts, then as each of its ``total`` items is done (``what`` names the part:
+"reading games", "fitting Elo over the games", "building replays")."""
+
+
+def _quiet(what: str, done: int, total: int) -> None:
+    pass
+
+
 class ReportError(ValueError):
     """What a report cannot be made of: no games, an unreadable database or record."""
 
@@ -57,9 +67,12 @@ class Game:
     """Milliseconds of each bot's moves in this game (from the record)."""
 
 
-def from_store(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
+def from_store(
+    path: Path, progress: Progress = _quiet
+) -> tuple[list[str], list[Game], dict[str, Any]]:
     """The bots, games (by id) and configuration (``rules``, ``mode``) of a tournament
-    database, opened read-only (it may be in use by a running tournament)."""
+    database, opened read-only (it may be in use by a running tournament); ``progress`` is told
+    of each game read."""
     from arena.store import StoreError
     from arena.tournament import Config
 
@@ -70,6 +83,8 @@ def from_store(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
     try:
         config = Config.from_stored(store.config(), repr(str(path)))
         games = []
+        total = len(store.done())  # a game finished meanwhile is read too: done may pass total
+        progress("reading games", 0, total)
         for row in store.games():
             record = None
             if row.record:
@@ -79,6 +94,7 @@ def from_store(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
                 except RecordError as error:
                     raise ReportError(f"{error}: the database was changed by hand") from None
             games.append(Game(row, record))
+            progress("reading games", len(games), max(total, len(games)))
     finally:
         store.close()
     return config.names(), games, {"rules": config.rules.to_dict(), "mode": str(config.mode)}
@@ -142,8 +158,10 @@ def build(
     source: str,
     kind: str,
     replays: bool = True,
+    progress: Progress = _quiet,
 ) -> dict[str, Any]:
-    """The report's data (see the module)."""
+    """The report's data (see the module); ``progress`` is told how its long parts go (the
+    Elo history's fits, the replays)."""
     if not games:
         raise ReportError(f"{source}: no finished game yet: nothing to report")
     rows = [g.row for g in games]
@@ -177,16 +195,18 @@ def build(
             for rank, r in enumerate(ratings, 1)
         ],
         "crosstable": crosstable([r.name for r in ratings], rows),
-        "elo_history": elo_history(names, rows, mode),
+        "elo_history": elo_history(names, rows, mode, progress),
         "failures": failures(names, rows),
         "move_times": move_times([r.name for r in ratings], games),
         "game_list": [game_entry(g) for g in games],
         "replays": {},
     }
     if replays:
-        for game in games:
-            if game.record is not None:
-                data["replays"][str(game.row.id)] = replay(game)
+        recorded = [game for game in games if game.record is not None]
+        progress("building replays", 0, len(recorded))
+        for done, game in enumerate(recorded, 1):
+            data["replays"][str(game.row.id)] = replay(game)
+            progress("building replays", done, len(recorded))
         for entry in data["game_list"]:
             entry["replay"] = str(entry["id"]) in data["replays"]
     return data
@@ -232,14 +252,18 @@ def crosstable(order: Sequence[str], rows: Sequence[GameRow]) -> dict[str, Any]:
     return {"bots": list(order), "cells": grid}
 
 
-def elo_history(names: Sequence[str], rows: Sequence[GameRow], mode: str) -> dict[str, Any]:
+def elo_history(
+    names: Sequence[str], rows: Sequence[GameRow], mode: str, progress: Progress = _quiet
+) -> dict[str, Any]:
     """Each bot's Elo fitted on the games up to each of (at most) :data:`HISTORY_POINTS` points
-    of the tournament, in the order the games finished (by id)."""
+    of the tournament, in the order the games finished (by id); ``progress`` is told of each
+    fit."""
     count = len(rows)
     step = max(1, math.ceil(count / HISTORY_POINTS))
     marks = sorted({*range(step, count + 1, step), count})
     series: dict[str, list[float | None]] = {name: [] for name in names}
-    for mark in marks:
+    progress("fitting Elo over the games", 0, len(marks))
+    for done, mark in enumerate(marks, 1):
         part = rows[:mark]
         table = standings(names, part, mode=mode)
         by_name = {r.name: r for r in table.fit.ratings}
@@ -247,6 +271,7 @@ def elo_history(names: Sequence[str], rows: Sequence[GameRow], mode: str) -> dic
             rating = by_name.get(name)
             played = rating is not None and rating.games > 0
             series[name].append(round(rating.elo, 3) if played and rating else None)
+        progress("fitting Elo over the games", done, len(marks))
     return {"games": marks, "elo": series}
 
 
@@ -436,4 +461,4 @@ def _hand_result(result: HandResult | None, scores: Sequence[int]) -> dict[str, 
     }
 
 
-__all__ = ["Game", "ReportError", "build", "from_record", "from_store", "replay"]
+__all__ = ["Game", "Progress", "ReportError", "build", "from_record", "from_store", "replay"]

@@ -3,6 +3,7 @@ as JSON, clear errors that leave an earlier report as it was, and the page witho
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import stat
@@ -93,3 +94,39 @@ def test_without_matplotlib_the_page_says_what_to_install(league: Path, tmp_path
     text = page.read_text(encoding="utf-8")
     assert "gin-rummy-arena[report]" in text and 'id="standings-table"' in text
     assert "<svg" not in text and 'id="plot-elo"' not in text
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(league: Path, tmp_path: Path) -> None:
+    """Piped, a report says on stderr as each part of its work starts (and every few seconds
+    within one: see the next test); the page and stdout are as without."""
+    done = run_cli("report", "--db", str(league), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert [line for line in lines if ": 0 of " in line] == [
+        "report: reading games: 0 of 6",
+        "report: fitting Elo over the games: 0 of 6",
+        "report: building replays: 0 of 6",
+    ], lines
+    plots = ["report: drawing the plots"] if importlib.util.find_spec("matplotlib") else []
+    assert lines[-1 - len(plots) :] == [*plots, "report: writing the page"], lines
+    assert done.stdout == f"report of 6 games written to {tmp_path / 'r.html'}\n"
+
+
+def test_a_progress_line_every_few_seconds_within_a_part(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena import report_cmd
+
+    now = [0.0]
+    monkeypatch.setattr(report_cmd.time, "monotonic", lambda: now[0])
+    with report_cmd.Progress() as progress:
+        for done in range(13):
+            progress("building replays", done, 12)
+            now[0] += 1.0  # a replay a second, by this clock
+        progress.part("drawing the plots")
+    assert capsys.readouterr().err.splitlines() == [
+        "report: building replays: 0 of 12",
+        "report: building replays: 5 of 12",
+        "report: building replays: 10 of 12",
+        "report: drawing the plots",
+    ]
