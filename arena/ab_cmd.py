@@ -70,7 +70,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.cpu_count() or 1,
         help="worker processes (default: the number of cores)",
     )
-    parser.add_argument("--bots", type=Path, help="a TOML bots file naming the bots")
+    parser.add_argument(
+        "--bots",
+        type=Path,
+        help='a TOML bots file to look the bots up in (README.md, "Bots files")',
+    )
     parser.add_argument(
         "--subprocess", action="store_true", help="run built-in bots as subprocesses too"
     )

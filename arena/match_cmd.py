@@ -97,7 +97,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the game records to this JSONL file (replaced once the match has started)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--bots", type=Path, help="a TOML bots file (name, command, cwd, env)")
+    parser.add_argument(
+        "--bots",
+        type=Path,
+        help='a TOML bots file to look the bots up in (README.md, "Bots files")',
+    )
     parser.add_argument(
         "--subprocess", action="store_true", help="run built-in bots as subprocesses too"
     )

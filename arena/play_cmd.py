@@ -92,7 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_rules_arguments(parser)
     add_clock_arguments(parser)
-    parser.add_argument("--bots", type=Path, help="a TOML bots file (name, command, cwd, env)")
+    parser.add_argument(
+        "--bots",
+        type=Path,
+        help='a TOML bots file to look BOT up in (README.md, "Bots files")',
+    )
     add_process_arguments(parser)
 
 

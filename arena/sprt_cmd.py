@@ -98,7 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         help="stop without a verdict after this many games (default 20000; even)",
     )
-    parser.add_argument("--bots", type=Path, help="a bots file naming NEW and BASE")
+    parser.add_argument(
+        "--bots",
+        type=Path,
+        help='a TOML bots file to look NEW and BASE up in (README.md, "Bots files")',
+    )
     parser.add_argument(
         "--concurrency",
         type=positive_int,

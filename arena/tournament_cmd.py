@@ -78,16 +78,35 @@ swapping sides); --games-per-table must then be a multiple of that. The ratings 
 partnership game as a game between the two teams (a team's strength is the sum of its bots'), and
 a three-player game as one result against each of the other two players.
 """
+BOTS_FILE = """\
+bots files (--bots FILE; README.md, "Bots files"; an example: docs/examples/bots.toml): TOML, one
+[[bot]] table a bot, every bot of the file playing in the file's order (the first is a gauntlet's),
+then those of --bot:
+
+  [[bot]]
+  name = "mine"                  # required, unique: its name in tables and on the command line
+  command = "python3 mybot.py"   # required: a command line (split like a shell would, never run
+                                 # through a shell), a list ["python3", "mybot.py"] or a built-in
+                                 # bot's name ("greedy")
+  cwd = "bots/mine"              # optional: the directory it runs in (default: a new, empty one)
+  env = { MYBOT_DEPTH = "4" }    # optional: variables added to its minimal environment
+
+Relative paths are relative to the bots file's directory: cwd, and in command the program when it
+is a path (./mybot) and every argument naming an existing file (mybot.py), against cwd if given.
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = BOTS_FILE
     parser.add_argument(
         "--bot",
         action="append",
         metavar="NAME=COMMAND",
         help="a bot: a name and a command line or built-in bot name (repeatable)",
     )
-    parser.add_argument("--bots", type=Path, help="a TOML bots file: every bot in it plays")
+    parser.add_argument(
+        "--bots", type=Path, help="a TOML bots file: every bot in it plays (see below)"
+    )
     parser.add_argument(
         "--kind",
         choices=KINDS,
