@@ -1,0 +1,184 @@
+"""The README's tour of the CLI runs as written from a fresh clone: every file a line reads is
+shipped (or written by an earlier line), every line's options parse, and the lines run, their
+long parts shortened (fewer games and hands, no sandbox unless the line asks for one).
+
+The default run walks the quick lines; ``--runslow`` walks every line but ``play`` (a person
+plays it) and ``--ray`` (it needs a cluster)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.cli import build_parser
+from arena.sandbox import resolve_sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+FILE = re.compile(r"[\w.-]*(/[\w.-]+)+|[\w-]+\.(py|js|toml|jsonl|json|sqlite|html)")
+"""A word that names a file: a path with a slash, or a name with a file's extension."""
+QUICK = frozenset({"solve", "protocol", "conformance", "replay", "judge", "match"})
+"""The commands the default run runs (a match only in two-player mode): a second or so each."""
+SANDBOXED = frozenset({"tournament", "match", "check-bot", "sprt", "ab"})
+
+
+def tour() -> list[list[str]]:
+    """The tour's lines, each split like a shell would split it, comments dropped."""
+    section = README[README.index("## A tour of the CLI") :]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert block, "the README's tour has no ```sh block"
+    lines = [shlex.split(line, comments=True) for line in block.group(1).splitlines()]
+    assert all(line[0] == "gin-arena" for line in lines if line)
+    return [line[1:] for line in lines if line]
+
+
+def words(argv: list[str]) -> Iterator[tuple[str, str]]:
+    """Each word of a line with the option before it: bot commands (``mine="python3 bot.py"``)
+    and options' values (``--set undercut_bonus=25``) are split into their words."""
+    before = ""
+    for arg in argv:
+        for word in shlex.split(arg.partition("=")[2] if "=" in arg else arg):
+            yield before, word
+        before = arg
+
+
+def outputs(argv: list[str]) -> set[str]:
+    """The files a line writes: -o, a match's --record, a new tournament's --db."""
+    command, written = argv[0], set()
+    for before, word in words(argv):
+        if (
+            before == "-o"
+            or (before == "--record" and command == "match")
+            or (before == "--db" and command == "tournament" and "--resume" not in argv)
+        ):
+            written.add(word)
+    return written
+
+
+def test_the_tour_is_there() -> None:
+    commands = {argv[0] for argv in tour()}
+    assert {"tournament", "match", "check-bot", "solve", "conformance"} <= commands
+
+
+def test_every_file_the_tour_reads_is_shipped_or_written_by_an_earlier_line() -> None:
+    written: set[str] = set()
+    for argv in tour():
+        made = outputs(argv)
+        for _, word in words(argv):
+            if FILE.fullmatch(word) and word not in made and not word.startswith("-"):
+                assert (ROOT / word).exists() or word in written, (
+                    f"gin-arena {shlex.join(argv)}: {word!r} is neither in the repository nor "
+                    "written by a line before"
+                )
+        written |= made
+
+
+def test_every_line_of_the_tour_parses() -> None:
+    parser = build_parser()
+    for argv in tour():
+        args = argv[: argv.index("<")] if "<" in argv else argv  # < FILE is the shell's
+        try:
+            parser.parse_args(args)
+        except SystemExit as stop:
+            pytest.fail(f"gin-arena {shlex.join(argv)}: options rejected (exit {stop.code})")
+
+
+def skipped(argv: list[str]) -> str | None:
+    """Why a line of the tour is not run, or None."""
+    if argv[0] == "play":
+        return "a person plays it (tests/arena/test_play.py plays it in a pseudo-terminal)"
+    if "--ray" in argv:
+        return "it needs a Ray cluster (tox -e cluster runs tournaments on one)"
+    if "node" in (word for _, word in words(argv)) and shutil.which("node") is None:
+        return "node is not installed here"
+    return None
+
+
+def shortened(argv: list[str]) -> list[str]:
+    """The line with its long parts made short."""
+    argv = list(argv)
+
+    def put(option: str, value: str) -> None:
+        if option in argv:
+            argv[argv.index(option) + 1] = value
+        else:
+            argv[1:1] = [option, value]
+
+    command = argv[0]
+    if command == "tournament" and "--resume" not in argv:
+        put("--games-per-table", "3" if "three-player" in argv else "2")
+    if command in ("match", "ab") and "--hands" in argv:
+        put("--hands", "2")
+    elif command == "match" and "--games" not in argv:
+        put("--games", "1")
+    if command == "sprt":
+        put("--max-games", "2")
+    if command in SANDBOXED and ("--sandbox" not in argv or resolve_sandbox("auto") is None):
+        put("--sandbox", "none")  # unless the line asks for a sandbox and there is one here
+    return argv
+
+
+def walk(cwd: Path, quick_only: bool) -> None:
+    """Run the tour's lines in order in ``cwd`` (the repository's docs/ and bots/ linked in)."""
+    for name in ("docs", "bots"):
+        (cwd / name).symlink_to(ROOT / name)
+    env = dict(os.environ)
+    # python3 in a line is this Python, with this checkout importable, as after pip install.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    if not (Path(sys.executable).parent / "python3").exists():
+        pytest.skip("no python3 beside this Python: the tour's bot commands need one")
+    ran = 0
+    for line in tour():
+        quick = line[0] in QUICK and not (line[0] == "match" and "--mode" in line)
+        if skipped(line) or (quick_only and not quick):
+            continue
+        argv = shortened(line)
+        stdin = None
+        if "<" in argv:
+            at = argv.index("<")
+            stdin, argv = (cwd / argv[at + 1]).read_text(encoding="utf-8"), argv[:at]
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, f"gin-arena {shlex.join(argv)}:\n{done.stderr}"
+        assert "Traceback" not in done.stderr, f"gin-arena {shlex.join(argv)}:\n{done.stderr}"
+        for written in outputs(argv):
+            assert (cwd / written).exists(), f"gin-arena {shlex.join(argv)} wrote no {written}"
+        ran += 1
+    assert ran >= (10 if quick_only else 20)
+
+
+def test_the_quick_lines_of_the_tour_run(tmp_path: Path) -> None:
+    walk(tmp_path, quick_only=True)
+
+
+@pytest.mark.slow
+def test_every_line_of_the_tour_runs_shortened(tmp_path: Path) -> None:
+    walk(tmp_path, quick_only=False)
+
+
+def test_the_tours_bot_is_the_plain_python_bot_of_the_protocol() -> None:
+    protocol = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
+    block = re.search(
+        r"<!-- bot:python:begin -->\n```python\n(.*?)```\n<!-- bot:python:end -->",
+        protocol,
+        re.DOTALL,
+    )
+    assert block, "docs/PROTOCOL.md has no plain Python bot"
+    assert (ROOT / "docs" / "examples" / "mybot.py").read_text(encoding="utf-8") == block.group(1)
