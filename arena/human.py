@@ -14,9 +14,10 @@ The clock: the referee judges a bot in its process on its thread's CPU time
 human may think as long as they like under the default clock; only the drawing of a screen (a few
 milliseconds) is charged.
 
-Leaving: ``quit`` at any prompt, or the end of input, raises :class:`Quit` from the bot; the
-referee takes it as the human's forfeit of the game in progress (a crash, as for any bot that
-raises), and :mod:`arena.play_cmd` then stops the match. Ctrl-C raises ``KeyboardInterrupt``,
+Leaving: ``quit`` at any prompt (confirmed at a decision, where it forfeits the game), or the end
+of input, raises :class:`Quit` from the bot; the referee takes it as the human's forfeit of the
+game in progress (a crash, as for any bot that raises), and :mod:`arena.play_cmd` then stops the
+match. Ctrl-C raises ``KeyboardInterrupt``,
 which no part of the referee catches.
 """
 
@@ -84,6 +85,8 @@ PROMPTS: Final = {
 }
 """The prompt of each decision: it names the decision asked for."""
 PAUSE_PROMPT: Final = "[Enter] to go on> "
+FORFEIT_PROMPT: Final = "forfeit this {what}? [y/N] "
+"""Asked when the human types ``quit`` at a decision: only ``y`` or ``yes`` leaves."""
 
 HELP_TEXT: Final = """\
 Answer a prompt with one of:
@@ -95,7 +98,7 @@ Answer a prompt with one of:
   t, take           take the top card of the discard pile (the upcard)
   p, pass           pass on the first upcard
   ?, help           this help
-  q, quit           leave the game (the game in progress is forfeited)
+  q, quit           leave the game (asks first: the game in progress is forfeited)
 Cards: a rank from A23456789TJQK (or 10) and a suit from CDHS, in either case."""
 
 _QUIT_WORDS: Final = frozenset(("q", "quit", "exit"))
@@ -664,6 +667,12 @@ class HumanBot(Bot):
         if self.ask(PAUSE_PROMPT).strip().lower() in _QUIT_WORDS:
             raise self._leave("you quit")
 
+    def confirm_forfeit(self) -> bool:
+        """Whether the human, who typed ``quit`` in the middle of a game, means to forfeit it
+        (:data:`FORFEIT_PROMPT`; the end of input leaves)."""
+        what = "hand" if self.single_hand else "game"
+        return self.ask(FORFEIT_PROMPT.format(what=what)).strip().lower() in ("y", "yes")
+
     def _leave(self, why: str) -> Quit:
         self.quit = Quit(why)
         return self.quit
@@ -682,7 +691,9 @@ class HumanBot(Bot):
                 self.console.print(Text(str(error), style="bold red"))
                 continue
             if answer is Meta.QUIT:
-                raise self._leave("you quit")
+                if self.confirm_forfeit():
+                    raise self._leave("you quit")
+                continue
             if answer is Meta.HELP:
                 self.console.print(Text(HELP_TEXT))
                 self.console.print(Text(rules_text(self.rules)))

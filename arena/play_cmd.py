@@ -51,13 +51,14 @@ menu of the legal actions. Answer with the number of an action, or type it:
   7h, 10d, TD       discard that card          k 7h, knock 7h   discard 7H and knock
   d, draw, stock    draw from the stock        t, take          take the discard pile's top card
   p, pass           pass on the first upcard   ?, help          the commands
-  q, quit           leave (the game in progress is forfeited)
+  q, quit           leave (asks first: the game in progress is forfeited)
 
 examples:
   gin-arena play greedy
   gin-arena play strong --rules oklahoma --name Ann
   gin-arena play random --target 50 --seed 7
   gin-arena play "python3 mybot.py" --move-time 5
+  gin-arena play strong --record mine.jsonl   # then: gin-arena replay mine.jsonl
 
 The move clock applies to both players; yours counts only the CPU time this program uses to draw
 the screen, never the time you take to think (a bot in this process is judged on CPU time), so
@@ -89,6 +90,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="match seed (default: a random one, printed at the end)",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write the game records to this JSONL file, as match --record does (replaced once "
+        "the first game has started; a game you left ends in your forfeit)",
     )
     add_rules_arguments(parser)
     add_clock_arguments(parser)
@@ -131,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
 
     from arena.human import HumanBot, Quit
     from arena.match import Match, MatchError
-    from arena.match_cmd import Interrupt
+    from arena.match_cmd import Interrupt, RecordFile
+    from arena.referee import RecordWriteError
 
     rules = rules_from(args.rules, args.options)
     if args.target is not None:
@@ -151,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
     opponent = resolve(args.bot, known)
     sandbox = sandbox_from(args.sandbox, (opponent,), in_process=True)
     logs = logs_from(args.logs)
+    record = RecordFile(args.record) if args.record else None
 
     with contextlib.suppress(ImportError):
         import readline  # noqa: F401 - line editing and history for input()
@@ -169,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
         cpu_seconds=args.cpu_seconds,
         pids=args.pids,
         sandbox=sandbox,
+        hidden=() if record is None else record.paths,
         workdir=logs,
     )
     names = match.names()
@@ -199,21 +210,35 @@ def run(args: argparse.Namespace) -> int:
         + ("" if single else f", game to {rules.game_target}")
         + ". Type ? at a prompt for help, q to quit."
     )
+    kept = "" if record is None else f" The record is in {printable(str(record.path))}."
     try:
-        with interrupt:
-            result = match.play(on_game=on_game, keep=False)
+        try:
+            with interrupt:
+                result = match.play(
+                    record=None if record is None else record.open(), on_game=on_game, keep=False
+                )
+        finally:
+            if record is not None:
+                record.close()
     except Quit as left:
         console.print()
         if finished:
-            console.print(f"You left after {finished} of {count} {unit}s ({left}). Seed {seed}.")
+            console.print(
+                f"You left after {finished} of {count} {unit}s ({left}). Seed {seed}.{kept}"
+            )
         else:
-            console.print(f"You left the {unit} ({left}): it counts as forfeited. Seed {seed}.")
+            console.print(
+                f"You left the {unit} ({left}): it counts as forfeited. Seed {seed}.{kept}"
+            )
         return 0
     except KeyboardInterrupt:
         print(f"\ninterrupted: the {unit} is abandoned (seed {seed})", file=sys.stderr)
         return 130
     except MatchError as error:
         print(f"gin-arena play: {printable(str(error), lines=True)}", file=sys.stderr)
+        return 1
+    except RecordWriteError as error:
+        print(f"gin-arena play: {printable(str(error))}", file=sys.stderr)
         return 1
     wins, losses = result.wins(0), result.losses(0)
     console.print()
@@ -222,5 +247,6 @@ def run(args: argparse.Namespace) -> int:
         + ("s" if result.played != 1 else "")
         + (f" ({result.draws()} drawn)" if result.draws() else "")
         + f"; seed {seed}."
+        + kept
     )
     return 0

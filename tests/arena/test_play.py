@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -478,7 +480,7 @@ def test_a_whole_game_in_this_process() -> None:
 
 def test_quitting_forfeits_the_game_and_is_reported() -> None:
     console = Console(file=io.StringIO(), width=100, color_system=None, highlight=False)
-    human = HumanBot(console, read=Script(console, ["q"]), names=("ann", "random"))
+    human = HumanBot(console, read=Script(console, ["q", "y"]), names=("ann", "random"))
     match = Match(
         (HumanSpec("ann", human=human), BotSpec("random", builtin="random")),
         Rules(),
@@ -494,6 +496,23 @@ def test_quitting_forfeits_the_game_and_is_reported() -> None:
     out = console.file.getvalue()
     assert isinstance(out, str)
     assert "Game over" not in out and "referee" not in out
+
+
+def test_quit_asks_first_and_a_no_plays_on() -> None:
+    console = Console(file=io.StringIO(), width=100, color_system=None, highlight=False)
+    script = Script(console, ["q", "", "quit", "n"])
+    human = HumanBot(console, read=script, names=("ann", "random"))
+    match = Match(
+        (HumanSpec("ann", human=human), BotSpec("random", builtin="random")),
+        Rules(game_target=30),
+        games=1,
+        seed=11,
+    )
+    result = match.play()
+    assert human.quit is None and result.games[0].outcome.failure is None
+    forfeit = "forfeit this game? [y/N] "
+    first = script.prompts[0]  # the same decision asked again after each no
+    assert script.prompts[:5] == [first, forfeit, first, forfeit, first], script.prompts
 
 
 def test_the_end_of_input_leaves() -> None:
@@ -618,6 +637,12 @@ def test_bad_input_is_asked_again_and_quit_exits_0() -> None:
     child.expect("Rules: knock limit 10, gin bonus 25")
     child.expect("upcard> ")
     child.sendline("q")
+    child.expect(re.escape("forfeit this game? [y/N] "))
+    child.sendline("n")
+    child.expect("upcard> ")
+    child.sendline("q")
+    child.expect(re.escape("forfeit this game? [y/N] "))
+    child.sendline("y")
     rest = finish(child)
     assert "You left the game (you quit): it counts as forfeited. Seed 4." in rest
     assert "Traceback" not in rest
@@ -653,3 +678,23 @@ def test_ctrl_c_exits_130() -> None:
     assert "interrupted: the game is abandoned (seed 4)" in rest
     assert "Traceback" not in rest
     assert child.exitstatus == 130
+
+
+def test_the_games_are_recorded(tmp_path: Path) -> None:
+    """``--record FILE``: the games as ``match --record`` writes them, a game left ending in the
+    human's forfeit."""
+    record = tmp_path / "left.jsonl"
+    child = spawn("random", "--seed", "4", "--name", "ann", "--record", str(record))
+    child.expect("upcard> ")
+    child.sendline("q")
+    child.expect(re.escape("forfeit this game? [y/N] "))
+    child.sendline("y")
+    rest = finish(child)
+    assert child.exitstatus == 0 and "The record is in" in rest, rest
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [bot["name"] for bot in lines[0]["bots"]] == ["ann", "random"]
+    assert (lines[-1]["type"], lines[-1]["winner"], lines[-1]["failure"]["seat"]) == (
+        "game_end",
+        1,
+        0,
+    )
