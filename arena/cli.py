@@ -8,6 +8,8 @@ problem (a bad input line, a failed check, a bot that cannot start), 2 a usage e
 interrupted (Ctrl-C). A command reports a bad argument or input by raising :class:`ValueError`
 (rule, card, bots-file, database and sandbox errors are all ValueErrors); :func:`main` prints it
 as ``gin-arena COMMAND: error: MESSAGE`` on stderr, the way argparse reports its own usage errors.
+``gin-arena`` alone is a usage error too, answered with the help (every command with its one-line
+help) on stderr.
 """
 
 from __future__ import annotations
@@ -88,7 +90,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description="The reference referee for Gin Rummy bots.")
+    parser = Parser(
+        prog=PROG,
+        description="The reference referee for Gin Rummy bots.",
+        epilog=f"{PROG} COMMAND --help explains a command's options; the README's tour of the "
+        "CLI shows them at work.",
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(
         title="commands", dest="command", metavar="COMMAND", required=True
@@ -108,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``gin-arena`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)  # bare gin-arena: the commands, each with its one-line help
+        return EXIT_USAGE
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse has printed the help or a usage error
