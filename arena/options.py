@@ -146,11 +146,18 @@ def add_process_arguments(parser: argparse.ArgumentParser, logs: bool = True) ->
 
 def sandbox_from(mode: str | None, bots: Iterable[BotSpec], in_process: bool) -> Sandbox | None:
     """The sandbox for ``--sandbox`` (default ``auto``). With ``auto`` and no usable bubblewrap,
-    print one warning line on stderr, but only when some bot will run as a process."""
+    print one warning line on stderr, but only when some bot will run as a process; with a
+    sandbox asked for and no bot to run as a process, one note line saying it isolates nothing."""
     sandbox = resolve_sandbox(mode or "auto")
     processes = any(spec.builtin is None or not in_process for spec in bots)
     if sandbox is None and (mode or "auto") == "auto" and processes:
         print(sandbox_warning(), file=sys.stderr)
+    if sandbox is not None and mode is not None and not processes:
+        print(
+            "note: no bot runs as a process here: the sandbox applies to bot processes only "
+            "(--subprocess, where a command has it, runs built-in bots as processes)",
+            file=sys.stderr,
+        )
     why = limits.unavailable()
     if processes and why is not None:
         print(limits_warning(why), file=sys.stderr)
