@@ -47,6 +47,8 @@ from engine import __version__ as engine_version
 RETRIES: Final = 3
 """How many times Ray runs a task again whose worker or node died."""
 INSTALL: Final = "pip install 'gin-rummy-arena[ray]'"
+TOKEN_BANNER_LOGGER: Final = "ray._private.authentication.authentication_token_setup"
+"""The logger Ray announces token authentication through, quieted while connecting."""
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,14 @@ def connect(address: str) -> ModuleType:
     }
     if address not in ("local", "auto"):
         _check_reachable(address)
+    # Ray (2.60 at least) warns on stderr, unasked, that token authentication is on, its default
+    # for a local cluster (started here, or found by auto with a token saved): a line amid the
+    # tournament's output that tells its user nothing to do. Nothing else goes through that
+    # logger in ray.init() as called here (no warning about a cluster without tokens is asked
+    # for), and its errors are exceptions, which still say what is wrong.
+    banner = logging.getLogger(TOKEN_BANNER_LOGGER)
+    level = banner.level
+    banner.setLevel(logging.ERROR)
     try:
         if address == "local":
             ray.init(**kwargs)
@@ -82,6 +92,8 @@ def connect(address: str) -> ModuleType:
             ray.init(address=address, **kwargs)
     except (ConnectionError, TimeoutError, ValueError, RuntimeError) as error:
         raise ClusterError(f"cannot reach the Ray cluster at {address!r}: {error}") from None
+    finally:
+        banner.setLevel(level)
     return ray
 
 

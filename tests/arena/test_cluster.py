@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -143,6 +144,28 @@ def test_a_tournament_across_two_nodes_with_one_killed_equals_a_local_run(tmp_pa
     ours, theirs = games(tmp_path / "ray.sqlite"), games(tmp_path / "local.sqlite")
     assert len(theirs) == 3 * 24
     assert ours == theirs
+
+
+@needs_ray
+@pytest.mark.slow
+def test_a_local_cluster_leaves_no_ray_banner_in_the_output(tmp_path: Path) -> None:
+    """Ray announces on stderr that token authentication is on, its default for a local
+    cluster, unless RAY_AUTH_MODE is set: not a line for the tournament's user."""
+    env = {name: value for name, value in os.environ.items() if name != "RAY_AUTH_MODE"}
+    args = ("--ray", "local", "--db", "t.sqlite", "--seed", "11", "--games-per-pair", "2")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", *args, "--sandbox", "none"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Ray cluster local: 1 node" in done.stdout
+    assert "Token authentication" not in done.stderr + done.stdout
+    assert "RAY_AUTH_MODE" not in done.stderr + done.stdout
 
 
 def test_an_unreachable_cluster_is_a_clear_error(tmp_path: Path) -> None:
