@@ -17,11 +17,13 @@ played in worker processes, a few deals at a time (:func:`chunks`); the deals de
 only, and the built-in bots seed each hand from its number, so a test gives the same hands with
 any number of workers.
 
-A chunk's deals are played leg after leg (their first hands, then their mirrors), each leg by
-bot processes of its own, as in a mirrored match (:mod:`arena.match`, "Mirrored deals"): a bot
-that remembers its cards learns nothing of its opponent's in the mirror. A worker keeps the bots
-of a chunk's last leg for its next chunk of the same pairing, and plays that chunk's hands of
-the same leg first (they are other deals), so a bot starts about once a chunk.
+A chunk holds the same deals in every pairing (against an opponent, the opponent plays them
+twice over) and plays them leg after leg: the deals' first hands in every pairing, then their
+mirrors, each leg by bot processes of its own, started once the last leg's have all ended, as in
+a mirrored match (:mod:`arena.match`, "Mirrored deals"): a bot that remembers its cards learns
+nothing of its opponent's in the mirror, whichever pairing played the deal first. A worker keeps
+the bots of a chunk's last leg for its next chunk, and plays that chunk's hands of the same leg
+first (they are other deals), so a bot starts about once a chunk.
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ Z95: Final = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
 
 CHUNK_DEALS: Final = 10
-"""Deals a worker plays at a time: their first hands with one set of bot processes, then their
-mirrors with another (kept for the worker's next chunk of the same pairing)."""
+"""Deals a worker plays at a time, in every pairing: their first hands with one set of bot
+processes, then their mirrors with another (kept for the worker's next chunk)."""
 
 _CONTEXT: Final = multiprocessing.get_context("spawn")
 
@@ -212,33 +214,59 @@ def chunks(plan: Sequence[Planned], deals: int = CHUNK_DEALS) -> list[tuple[Plan
 
 
 _kept: dict[int, Lineup] = {}
-"""In a worker: the bots of its last chunk of each pairing, still running (see the module's
-documentation); closed as the worker exits."""
+"""In a worker: the bots of its last chunk's last leg, by pairing, still running (see the
+module's documentation); closed as the worker exits."""
 _scratch: list[str] = []
 """In a worker: the directory of the kept bots' working directories and logs."""
 
+Part = tuple[int, Match, tuple[Planned, ...]]
+"""A pairing's share of a chunk: its index, its match and its games."""
 
-def play_chunk(match: Match, games: Sequence[Planned], pairing: int | None = None) -> list[Hand]:
-    """Play ``games`` of ``match`` (in a worker) and return each hand's net and forfeit. With
-    ``pairing`` (in a worker) the bots of the chunk's last leg are kept for the next chunk of
-    that pairing; without it they are closed at the end."""
-    if pairing is None or not _scratch:
-        result = match.play(plan=games)
-    else:
-        lineup = _kept.pop(pairing, None)
-        if lineup is None or not lineup.fits(match, lineup.workdir):
-            if lineup is not None:
+
+def play_chunk(parts: Sequence[Part]) -> list[tuple[int, list[Hand]]]:
+    """Play a chunk, ``parts`` holding the same deals in every pairing, leg after leg (every
+    pairing's games of a leg, then the next leg's, every bot closed in between), and return each
+    pairing's hands: their nets and forfeits. In a worker the bots of the last leg are kept for
+    the next chunk, whose games of that leg are played first; elsewhere they are closed at the
+    end."""
+    keep = bool(_scratch)
+    lineups: dict[int, Lineup] = {}
+    try:
+        for index, match, _ in parts:
+            lineup = _kept.pop(index, None)
+            if lineup is not None and not (keep and lineup.fits(match, lineup.workdir)):
                 lineup.close()
-            lineup = match.lineup(Path(_scratch[0]))
-        # The kept bots played a leg of other deals: they play that leg here first.
-        plan = games if lineup.leg is None else by_leg(games, lineup.leg)
-        try:
-            result = match.play(plan=plan, lineup=lineup)
-        except BaseException:
-            lineup.close()
-            raise
-        _kept[pairing] = lineup
-    return [Hand(g.number, g.points(0) - g.points(1), g.failed) for g in result.games]
+                lineup = None
+            if lineup is None:
+                scratch = Path(_scratch[0]) if keep else Path(tempfile.mkdtemp("gin-arena-ab-"))
+                lineup = match.lineup(scratch)
+            lineups[index] = lineup
+        first = next((lineup.leg for lineup in lineups.values() if lineup.leg is not None), 0)
+        legs = by_leg([game for _, _, games in parts for game in games], first)
+        hands: dict[int, list[Hand]] = {index: [] for index, _, _ in parts}
+        for leg in dict.fromkeys(game.leg for game in legs):
+            for lineup in lineups.values():  # all of the last leg's bots end before any starts
+                if lineup.leg not in (None, leg):
+                    lineup.close()
+            for index, match, games in parts:
+                plan = [game for game in games if game.leg == leg]
+                if plan:
+                    result = match.play(plan=plan, lineup=lineups[index])
+                    hands[index] += [
+                        Hand(g.number, g.points(0) - g.points(1), g.failed) for g in result.games
+                    ]
+    except BaseException:
+        keep = False
+        raise
+    finally:
+        for index, lineup in lineups.items():
+            if keep:
+                _kept[index] = lineup
+            else:
+                lineup.close()
+                if not _scratch:
+                    shutil.rmtree(lineup.workdir, ignore_errors=True)
+    return list(hands.items())
 
 
 def _close_kept() -> None:
@@ -259,13 +287,16 @@ def _worker_start(parent: int) -> None:
     multiprocessing.util.Finalize(None, _close_kept, exitpriority=10)
 
 
-def _tasks(test: ABTest) -> Iterator[tuple[int, tuple[Planned, ...]]]:
-    """The chunks of every pairing, the pairings in turn, so that they progress together."""
+def _tasks(test: ABTest) -> Iterator[list[Part]]:
+    """The chunks, each with every pairing's games of its deals (the pairings share the seed
+    and so the deals)."""
     cut = [chunks(p.match.plan()) for p in test.pairings]
     for k in range(max(len(c) for c in cut)):
-        for index, pieces in enumerate(cut):
-            if k < len(pieces):
-                yield index, pieces[k]
+        yield [
+            (i, test.pairings[i].match, pieces[k])
+            for i, pieces in enumerate(cut)
+            if k < len(pieces)
+        ]
 
 
 def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = None) -> ABTest:
@@ -278,12 +309,11 @@ def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = No
         jobs, mp_context=_CONTEXT, initializer=_worker_start, initargs=(os.getpid(),)
     )
     tasks = _tasks(test)
-    pending: dict[concurrent.futures.Future[list[Hand]], int] = {}
+    pending: set[concurrent.futures.Future[list[tuple[int, list[Hand]]]]] = set()
 
     def submit(count: int) -> None:
-        for index, games in itertools.islice(tasks, count):
-            future = pool.submit(play_chunk, test.pairings[index].match, games, index)
-            pending[future] = index
+        for parts in itertools.islice(tasks, count):
+            pending.add(pool.submit(play_chunk, parts))
 
     try:
         # With SIGINT blocked while the workers start, they inherit the mask and cannot be
@@ -298,9 +328,10 @@ def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = No
                 pending, return_when=concurrent.futures.FIRST_COMPLETED
             )
             for future in done:
-                pairing = test.pairings[pending.pop(future)]
-                for hand in future.result():
-                    pairing.hands[hand.game] = hand
+                pending.discard(future)
+                for index, hands in future.result():
+                    for hand in hands:
+                        test.pairings[index].hands[hand.game] = hand
                 if on_chunk is not None:
                     on_chunk(test)
             submit(len(done))

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from arena_support import run_cli
 
-from arena.ab import chunks
+from arena.ab import ABTest, Pairing, _tasks, chunks
 from arena.botspec import BotSpec
 from arena.match import Match, Planned, by_leg, rotations
 from arena.record import RecordedGame, group_games, parse_lines, read_games
@@ -46,6 +46,8 @@ needs_bwrap = pytest.mark.skipif(
 )
 TIMEOUT = 180.0
 """Seconds a command may take here (a bound against hangs, not a timing)."""
+SLACK = ("--move-time", "10", "--startup-time", "60")
+"""A clock no bot runs out of on a loaded machine: a forfeit would spoil the count."""
 
 
 # -- what the bots said, and what they were dealt -----------------------------------------------
@@ -133,13 +135,14 @@ def tally(lines: list[Said], truth: dict[tuple[int, int, str], frozenset[str]]) 
 def check_one_seating_a_process(lines: list[Said]) -> None:
     """A process plays one seating (leg) of a deal's: the first games of deals (odd game
     numbers) or their mirrors, never both; and the processes of one seating of a deal ended
-    before those of its other seating began (their lines do not interleave)."""
+    before those of its other seating started (their lives, from their first line to their
+    last, do not overlap)."""
     by_process: dict[tuple[str, str], list[Said]] = {}
     for s in lines:
         by_process.setdefault((s.bot, s.process), []).append(s)
     for said_by in by_process.values():
-        assert len({s.game % 2 for s in said_by}) == 1, said_by[0]
-    deals = {(s.game + 1) // 2 for s in lines}
+        assert len({s.game % 2 for s in said_by if s.game}) == 1, said_by[0]
+    deals = {(s.game + 1) // 2 for s in lines if s.game}
     for deal in deals:
         legs = []
         for game in (2 * deal - 1, 2 * deal):
@@ -152,11 +155,11 @@ def check_one_seating_a_process(lines: list[Said]) -> None:
         assert last < other_first, f"deal {deal}: the processes of its two seatings overlap"
 
 
-def bots_file(tmp_path: Path, memory: str, out: bool = False) -> Path:
-    """Two remembering bots, ``a`` and ``b``; with ``out``, each also writes its lines to
-    ``NAME.out`` in ``tmp_path``."""
+def bots_file(tmp_path: Path, memory: str, out: bool = False, names: str = "ab") -> Path:
+    """Remembering bots, ``a`` and ``b`` (or ``names``); with ``out``, each also writes its
+    lines to ``NAME.out`` in ``tmp_path``."""
     text = ""
-    for name in ("a", "b"):
+    for name in names:
         command = [sys.executable, str(REMEMBER), "--memory", memory]
         if out:
             command += ["--out", str(tmp_path / f"{name}.out")]
@@ -206,7 +209,7 @@ def test_a_mirrored_tournament_gives_no_hand_away(tmp_path: Path, memory: str) -
     db, logs = tmp_path / "t.sqlite", tmp_path / "logs"
     sandbox = "auto" if memory == "disk" else "none"
     done = run_cli(
-        *("tournament", "--bots", str(bots), "--games-per-table", "12", "--seed", "5"),
+        *("tournament", "--bots", str(bots), "--games-per-table", "12", "--seed", "5", *SLACK),
         *("--concurrency", "2", "--db", str(db), "--logs", str(logs), "--sandbox", sandbox),
         *("--format", "json"),
         timeout=TIMEOUT,
@@ -236,7 +239,7 @@ def test_a_mirrored_match_gives_no_hand_away(
     record, logs = tmp_path / "games.jsonl", tmp_path / "logs"
     sandbox = "auto" if memory == "disk" else "none"
     done = run_cli(
-        *("match", "a", "b", "--bots", str(bots), *count, "--mirror", "--seed", "3"),
+        *("match", "a", "b", "--bots", str(bots), *count, "--mirror", "--seed", "3", *SLACK),
         *("--record", str(record), "--logs", str(logs), "--sandbox", sandbox),
         timeout=TIMEOUT,
     )
@@ -257,6 +260,7 @@ def test_an_ab_test_gives_no_hand_away(tmp_path: Path) -> None:
     bots = bots_file(tmp_path, "mem", out=True)
     done = run_cli(
         *("ab", "a", "b", "--bots", str(bots), "--hands", "60", "--seed", "3", "--jobs", "2"),
+        *SLACK,
         *("--sandbox", "none", "--json"),
         timeout=TIMEOUT,
     )
@@ -266,6 +270,30 @@ def test_an_ab_test_gives_no_hand_away(tmp_path: Path) -> None:
     truth = {(s.game, s.hand, s.bot): s.cards for s in lines if s.kind == "own" and s.cards}
     result = tally(lines, truth)
     assert result.hands == 120 and result.exact == 0, result
+    check_one_seating_a_process(lines)
+
+
+def test_an_ab_test_against_an_opponent_gives_no_hand_away(tmp_path: Path) -> None:
+    """``a`` and ``b`` each play ``c`` on the same deals: ``c`` is dealt each deal's cards of
+    one seat in both pairings, and the other seat's in both mirrors; whichever pairing it met a
+    deal in, it never guesses the other seat's hand, nor does ``a`` or ``b`` guess ``c``'s."""
+    bots = bots_file(tmp_path, "mem", out=True, names="abc")
+    done = run_cli(
+        *("ab", "a", "b", "--against", "c", "--bots", str(bots), "--hands", "40"),
+        *("--seed", "4", "--jobs", "2", "--sandbox", "none", "--json", *SLACK),
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["played"] == 80
+    lines = [s for name in "abc" for s in said(name, tmp_path / f"{name}.out")]
+    own = {(s.game, s.hand, s.bot == "c"): s.cards for s in lines if s.kind == "own"}
+    assert len([s for s in lines if s.kind == "own"]) == 160
+    for s in lines:  # a and b hold the same cards, in the same seat: one truth for both
+        if s.kind == "own":
+            assert own[s.game, s.hand, s.bot == "c"] == s.cards
+    guesses = [s for s in lines if s.kind == "predict" and s.cards is not None]
+    exact = [s for s in guesses if own[s.game, s.hand, s.bot != "c"] == s.cards]
+    assert exact == []
     check_one_seating_a_process(lines)
 
 
@@ -401,3 +429,26 @@ def test_chunks_of_an_ab_test_hold_whole_deals() -> None:
     deals = [{(g.number + 1) // 2 for g in piece} for piece in pieces]
     assert deals == [set(range(4 * k + 1, min(4 * k + 5, 16))) for k in range(4)]
     assert all([g.leg for g in piece] == sorted(g.leg for g in piece) for piece in pieces)
+
+
+def test_a_chunk_against_an_opponent_holds_its_deals_in_both_pairings() -> None:
+    """So that one worker plays a deal's seatings in both pairings, leg after leg: the
+    opponent's processes of one seating end before any of another start, whichever pairing."""
+    new, base, opponent = (BotSpec(name, builtin="greedy") for name in ("n", "b", "o"))
+    pairings = [
+        Pairing(
+            first.name,
+            "o",
+            Match((first, opponent), Rules(), games=50, single_hands=True, mirror=True, seed=6),
+        )
+        for first in (new, base)
+    ]
+    test = ABTest("n", "b", "o", 50, 6, pairings)
+    tasks = list(_tasks(test))
+    assert len(tasks) == 3  # 25 deals, 10 a chunk
+    for parts in tasks:
+        assert [index for index, _, _ in parts] == [0, 1]
+        (_, _, first), (_, _, second) = parts
+        assert [(g.number, g.seed, g.leg) for g in first] == [
+            (g.number, g.seed, g.leg) for g in second
+        ]

@@ -7,7 +7,9 @@ that one). On its standard error (the referee's log of it, ``--logs``) it writes
     TOKEN TIME own GAME HAND CARDS
 
 the cards space-separated, TOKEN a random one per process (a sandbox's PID namespace gives every
-bot the same pid) and TIME the system's monotonic clock, in seconds. ``--memory mem`` (the
+bot the same pid) and TIME the system's monotonic clock, in seconds; and ``TOKEN TIME start 0 0
+-`` when it starts, ``TOKEN TIME end 0 0 -`` when it ends, so that the lines of a process span
+its life. ``--memory mem`` (the
 default) remembers in the process; ``--memory disk`` only in files, in its home directory and in
 ``/tmp``, read back at each hand: what a bot could carry from one process to the next if they
 shared a disk. ``--out FILE`` writes the lines to FILE too (appended; for ``gin-arena ab``,
@@ -107,7 +109,11 @@ def main() -> int:
     parser.add_argument("--memory", choices=("mem", "disk"), default="mem")
     parser.add_argument("--out")
     args = parser.parse_args()
-    return RememberBot(args.memory == "disk", args.out).run()
+    bot = RememberBot(args.memory == "disk", args.out)
+    bot.write("start 0 0 -")
+    code = bot.run()
+    bot.write("end 0 0 -")
+    return code
 
 
 if __name__ == "__main__":
