@@ -13,11 +13,15 @@ command, unchanged::
         scores = weights @ observation
         return int(np.argmax(np.where(mask == 1, scores, -np.inf)))
 
-    sys.exit(run_policy(policy, name="linear"))
+    sys.exit(run_policy(policy))
 
-and ``gin-arena match "python mybot.py" random``. The observation and the mask are exactly
-what the environments give (:func:`bots.encoding.encode` of the bot's own view and the game
-scores, :func:`bots.encoding.action_mask` of its legal actions). Needs numpy (the ``rl`` extra).
+and ``gin-arena match "python mybot.py" random``. The bot's name (in its ``ready`` message,
+which ``check-bot`` shows, and on its stderr lines) is ``name``, by default the stem of the
+script that runs it (``mybot``), the name the arena gives the command in its tables.
+
+The observation and the mask are exactly what the environments give
+(:func:`bots.encoding.encode` of the bot's own view and the game scores,
+:func:`bots.encoding.action_mask` of its legal actions). Needs numpy (the ``rl`` extra).
 
 The policy's answer must be an int (numpy's included) from 0 to ``ACTION_COUNT - 1``; anything
 else stops the bot with an error naming it (the arena records a crash). An id the mask forbids
@@ -28,7 +32,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +44,9 @@ from engine.hand import Action
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], Any]
 """A policy: the observation vector and the action mask in, an action id out."""
+
+DEFAULT_NAME: Final = "policy"
+"""A policy bot's name when no other is known."""
 
 
 class PolicyError(RuntimeError):
@@ -52,7 +60,7 @@ class PolicyBot(Bot):
     version = ""
 
     def __init__(
-        self, policy: Policy, name: str = "policy", author: str = "", version: str = ""
+        self, policy: Policy, name: str = DEFAULT_NAME, author: str = "", version: str = ""
     ) -> None:
         super().__init__()
         self.policy = policy
@@ -75,10 +83,20 @@ class PolicyBot(Bot):
             raise PolicyError(f"the policy answered {chosen!r}: {error}") from None
 
 
-def run_policy(policy: Policy, name: str = "policy", author: str = "", version: str = "") -> int:
+def script_name(argv0: str | None = None) -> str:
+    """The name of the script ``argv0`` (by default ``sys.argv[0]``) as the arena names a bot
+    command: its stem (``mybot`` for ``python mybot.py``); :data:`DEFAULT_NAME` when there is no
+    script (``python -c``, an interactive session)."""
+    script = sys.argv[0] if argv0 is None and sys.argv else argv0 or ""
+    stem = Path(script).stem if script not in ("", "-", "-c", "-m") else ""
+    return stem if stem.strip() else DEFAULT_NAME
+
+
+def run_policy(policy: Policy, name: str | None = None, author: str = "", version: str = "") -> int:
     """Play ``policy`` as a bot over stdin and stdout until the referee says quit; the exit
-    status to return (0 after a normal end)."""
-    return PolicyBot(policy, name, author, version).run()
+    status to return (0 after a normal end). ``name`` is the bot's name, by default the stem of
+    the script run (:func:`script_name`)."""
+    return PolicyBot(policy, script_name() if name is None else name, author, version).run()
 
 
 def first_legal(observation: npt.NDArray[np.float32], mask: npt.NDArray[np.int8]) -> int:
@@ -91,4 +109,12 @@ if __name__ == "__main__":  # python -m bots.policy: the first-legal policy, as 
     sys.exit(run_policy(first_legal, name="first-legal"))
 
 
-__all__ = ["Policy", "PolicyBot", "PolicyError", "first_legal", "run_policy"]
+__all__ = [
+    "DEFAULT_NAME",
+    "Policy",
+    "PolicyBot",
+    "PolicyError",
+    "first_legal",
+    "run_policy",
+    "script_name",
+]

@@ -8,9 +8,18 @@
 - :mod:`bots.policy`: a trained policy as a bot for ``gin-arena match`` and ``tournament``.
 
 docs/RL.md describes the layouts, the rewards and the example.
+
+Importing this package registers :class:`~arena.rl.single.SeatEnv` with Gymnasium as
+``gin_rummy_arena/Seat-v0``, so that after ``import gymnasium`` alone::
+
+    env = gymnasium.make("arena.rl:gin_rummy_arena/Seat-v0", opponent="greedy")
+
+works: Gymnasium imports the module named before the colon, then makes the id after it. (The bare
+id needs ``import arena.rl`` first: Gymnasium 1.0 dropped the ``gymnasium.envs`` entry points
+through which an installed package could register its environments when Gymnasium is imported.)
 """
 
-try:  # gymnasium.make("gin_rummy_arena/Seat-v0", opponent="greedy"), where the extra is installed
+try:  # where the rl extra is installed
     import gymnasium
 
     gymnasium.register("gin_rummy_arena/Seat-v0", entry_point="arena.rl.single:SeatEnv")

@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("numpy")
+np = pytest.importorskip("numpy")
 pytest.importorskip("pettingzoo")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import ROOT, cli_env, run_cli
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "rl"))
+from arena_support import ROOT, cli_env, run_cli  # noqa: E402 - after the skips
+from linear import FEATURE_COUNT, save_weights  # noqa: E402
+from rl_support import ready_name  # noqa: E402
 
 EXAMPLE = ROOT / "docs" / "examples" / "rl"
 
@@ -32,10 +35,11 @@ def test_the_quick_training_run_makes_a_bot_that_beats_random(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     assert weights.is_file()
-    bot = f"{sys.executable} {EXAMPLE / 'bot.py'} {weights}"
+    bot = f"{sys.executable} {EXAMPLE / 'rl_linear.py'} {weights}"
     match = run_cli("match", bot, "random", "--games", "20", "--mirror", "--json", timeout=600)
     assert match.returncode == 0, match.stderr
     result = json.loads(match.stdout)
+    assert result["bots"][0] == "rl_linear"  # the script's name, not "bot"
     summary = result["summary"][result["bots"][0]]
     assert summary["failures"] == {} or not any(summary["failures"].values())
     assert summary["wins"] >= 16, summary  # 200 of 200 in the measured runs
@@ -46,7 +50,7 @@ def test_a_missing_or_malformed_weights_file_is_named(tmp_path: Path) -> None:
     bad.write_text("not numpy", encoding="utf-8")
     for path in (tmp_path / "missing.npz", bad):
         done = subprocess.run(
-            [sys.executable, str(EXAMPLE / "bot.py"), str(path)],
+            [sys.executable, str(EXAMPLE / "rl_linear.py"), str(path)],
             capture_output=True,
             text=True,
             env=cli_env(),
@@ -56,3 +60,11 @@ def test_a_missing_or_malformed_weights_file_is_named(tmp_path: Path) -> None:
         )
         assert done.returncode == 2
         assert str(path) in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_bot_is_named_rl_linear_unless_named(tmp_path: Path) -> None:
+    weights = tmp_path / "zero.npz"
+    save_weights(weights, np.zeros(FEATURE_COUNT), seed=0, iterations=0, opponent="self")
+    bot = [sys.executable, str(EXAMPLE / "rl_linear.py"), str(weights)]
+    assert ready_name(bot, tmp_path) == "rl_linear"
+    assert ready_name([*bot, "--name", "selfplay-800"], tmp_path) == "selfplay-800"

@@ -16,7 +16,7 @@ np = pytest.importorskip("numpy")
 from arena.connection import Connection, InProcessConnection  # noqa: E402 - after the skip
 from arena.referee import Referee  # noqa: E402
 from bots.encoding import action_mask, encode  # noqa: E402
-from bots.policy import PolicyBot, first_legal  # noqa: E402
+from bots.policy import DEFAULT_NAME, PolicyBot, first_legal, script_name  # noqa: E402
 from bots.sdk import View  # noqa: E402
 from engine import Rules  # noqa: E402
 from engine.hand import Action  # noqa: E402
@@ -24,7 +24,8 @@ from protocol import messages as m  # noqa: E402
 from protocol.views import Decision, request_json, request_model  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import run_cli  # noqa: E402 - the arena tests' helpers
+from arena_support import ROOT, run_cli  # noqa: E402 - the arena tests' helpers
+from rl_support import ready_name  # noqa: E402
 
 
 def play(bots: Sequence[Connection], seed: int = 1, rules: Rules | None = None) -> Any:
@@ -41,6 +42,33 @@ def test_a_policy_plays_a_match_from_the_command_line() -> None:
     assert len(result["games"]) == 2
     assert all(game["reason"] in ("normal", "hand_limit") for game in result["games"])
     assert not any("failed" in game for game in result["games"])
+
+
+def test_a_policy_bot_is_named_after_its_script_as_the_arena_names_it(tmp_path: Path) -> None:
+    script = tmp_path / "my_policy.py"
+    script.write_text(
+        "import sys\n"
+        "from bots.policy import first_legal, run_policy\n"
+        "sys.exit(run_policy(first_legal))\n",
+        encoding="utf-8",
+    )
+    assert ready_name([sys.executable, str(script)], tmp_path) == "my_policy"
+    match = run_cli("match", f"python {script}", "random", "--games", "1", "--json")
+    assert match.returncode == 0, match.stderr
+    assert json.loads(match.stdout)["bots"][0] == "my_policy"
+
+
+@pytest.mark.parametrize(
+    ("argv0", "name"),
+    [("/home/me/bots/mybot.py", "mybot"), ("mybot", "mybot"), ("-c", DEFAULT_NAME), ("", "policy")],
+)
+def test_the_script_name(argv0: str, name: str) -> None:
+    assert script_name(argv0) == name
+
+
+def test_a_name_given_is_the_name() -> None:
+    assert PolicyBot(first_legal).name == DEFAULT_NAME == "policy"
+    assert ready_name([sys.executable, "-m", "bots.policy"], ROOT) == "first-legal"
 
 
 @pytest.mark.parametrize(

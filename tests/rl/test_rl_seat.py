@@ -4,6 +4,7 @@ restarted after a failure, stopped on close)."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from arena.rl.single import OpponentError, SeatEnv  # noqa: E402
 from bots.encoding import ACTIONS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import assert_gone, hostile  # noqa: E402 - the arena tests' helpers
+from arena_support import assert_gone, cli_env, hostile  # noqa: E402 - the arena tests' helpers
 
 CLOCK = Clock(move=2.0, startup=10.0)
 
@@ -58,6 +59,38 @@ def test_registered_with_gymnasium() -> None:
     observation, _ = env.reset(seed=1)
     assert observation["observation"].shape == (269,)
     env.close()
+
+
+MAKE_AFTER_IMPORT_GYMNASIUM_ALONE = """
+import sys
+import gymnasium
+
+env = gymnasium.make("arena.rl:gin_rummy_arena/Seat-v0", opponent="greedy", episode="hand")
+observation, _ = env.reset(seed=1)
+print(env.spec.id, observation["observation"].shape, env.unwrapped.opponent.name)
+env.close()
+again = gymnasium.make("gin_rummy_arena/Seat-v0")  # registered now, by the first make
+print(type(again.unwrapped).__name__)
+"""
+
+
+def test_gymnasium_make_works_after_import_gymnasium_alone(tmp_path: Path) -> None:
+    """A fresh interpreter, run outside the checkout, imports nothing of ours before
+    ``gymnasium.make``: the id names its module (Gymnasium 1.x has no entry-point plugins)."""
+    done = subprocess.run(
+        [sys.executable, "-c", MAKE_AFTER_IMPORT_GYMNASIUM_ALONE],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=cli_env(),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == [
+        "gin_rummy_arena/Seat-v0 (269,) greedy",
+        "SeatEnv",
+    ]
 
 
 @pytest.mark.parametrize("seat", [0, 1])

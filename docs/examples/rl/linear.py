@@ -1,4 +1,4 @@
-"""The policy shared by ``train.py`` and ``bot.py``: a linear softmax over per-action features.
+"""The policy of ``train.py`` and ``rl_linear.py``: a linear softmax over per-action features.
 
 Both scripts import this module, so the bot plays exactly the function that was trained. A policy
 is ``(observation, mask) -> action id``, the signature of :mod:`bots.policy`: the observation
@@ -14,7 +14,7 @@ plays the highest score (:func:`best_action`), or samples the softmax of the sco
 training (:func:`sample_action`). With all weights zero the softmax makes every legal action
 equally likely: the untrained sampling policy plays as the ``random`` bot does.
 
-This file is a module, not a script: see ``train.py`` and ``bot.py`` in this directory.
+This file is a module, not a script: see ``train.py`` and ``rl_linear.py`` in this directory.
 """
 
 from __future__ import annotations
