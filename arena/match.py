@@ -355,7 +355,7 @@ class Match:
             referee = Referee(self.rules, self.clock)
             games = self.plan() if plan is None else plan
             if games and lineup.leg not in (None, games[0].leg):
-                lineup.close()  # they played another seating: of other deals, but a leg is a leg
+                lineup.close()  # bots of another leg: a process plays one leg only
             lineup.start_all()
             result.versions = list(lineup.versions)
             writer = None
