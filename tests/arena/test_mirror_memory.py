@@ -209,14 +209,14 @@ def test_a_mirrored_tournament_gives_no_hand_away(tmp_path: Path, memory: str) -
     db, logs = tmp_path / "t.sqlite", tmp_path / "logs"
     sandbox = "auto" if memory == "disk" else "none"
     done = run_cli(
-        *("tournament", "--bots", str(bots), "--games-per-table", "12", "--seed", "5", *SLACK),
+        *("tournament", "--bots", str(bots), "--games-per-table", "8", "--seed", "5", *SLACK),
         *("--concurrency", "2", "--db", str(db), "--logs", str(logs), "--sandbox", sandbox),
         *("--format", "json"),
         timeout=TIMEOUT,
     )
     assert done.returncode == 0, done.stderr
     games = database_games(db)
-    assert len(games) == 12 and all(played_out(game) for game in games)
+    assert len(games) == 8 and all(played_out(game) for game in games)
     lines = logged(logs)
     result = tally(lines, dealt(games))
     assert result.exact == 0, result
@@ -273,6 +273,7 @@ def test_an_ab_test_gives_no_hand_away(tmp_path: Path) -> None:
     check_one_seating_a_process(lines)
 
 
+@pytest.mark.slow  # three bots, two pairings: the quick lane checks the chunks' shape below
 def test_an_ab_test_against_an_opponent_gives_no_hand_away(tmp_path: Path) -> None:
     """``a`` and ``b`` each play ``c`` on the same deals: ``c`` is dealt each deal's cards of
     one seat in both pairings, and the other seat's in both mirrors; whichever pairing it met a
