@@ -27,7 +27,7 @@ from arena.options import (
     rules_from,
     sandbox_from,
 )
-from arena.standings import FORMATS, forfeits, render, standings
+from arena.standings import FORMATS, render, standings
 from arena.store import GameRow, Store, StoreError
 from arena.terminal import printable
 from arena.tournament import (
@@ -414,10 +414,8 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
                 file=sys.stderr,
             )
             return 130
-    sys.stdout.write(render(standings(names, games, args.anchor, config.mode), args.format))
+    sys.stdout.write(render(standings(names, games, args.anchor, config.mode), args.format, games))
     if not quiet:
-        for line in forfeits(games):
-            print(printable(line))
         database = printable(str(args.db))
         print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}")
     return 0

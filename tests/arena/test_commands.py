@@ -1,12 +1,11 @@
 """The command layer: the resume rules (in arena.tournament, tested without a command line), the
 shared options, the registration of commands, the help texts generated from the rules object,
 built-in bots in a bots file, and the tournament's output (grammar, progress lines when not on a
-terminal, an ETA weighted by pair, tables that fit the terminal)."""
+terminal, an ETA weighted by pair; the tables' widths are in test_readable_output.py)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 import subprocess
 import sys
@@ -20,7 +19,6 @@ from arena.botspec import BotSpec, BotSpecError, load_bots_file
 from arena.cli import COMMANDS, build_parser, main
 from arena.options import add_rules_arguments, rules_from
 from arena.referee import Clock
-from arena.standings import render_table, standings
 from arena.store import GameRow
 from arena.tournament import (
     Config,
@@ -169,17 +167,6 @@ def test_the_eta_weighs_the_pairs_still_to_play() -> None:
     two.finished(row(2, 1.0))
     two.finished(row(4, 10.0))
     assert two.remaining() == "0:06"  # two (b, c) games at 5.5 s, on two workers
-
-
-def test_a_table_fits_the_width_it_is_given() -> None:
-    games = [dataclasses.replace(row(n, 1.0), winner="a" if n % 3 else "b") for n in range(1, 9)]
-    table = standings(["a", "b"], games)
-    assert max(len(line) for line in render_table(table).splitlines()) > 80
-    narrow = render_table(table, width=80)
-    assert max(len(line) for line in narrow.splitlines()) <= 80
-    for text in ("bot", "Elo", "95% interval", "score", "LOS"):
-        assert text in narrow  # whole: the failure columns nobody needs went first
-    assert "…" not in narrow
 
 
 def test_without_a_terminal_progress_is_a_plain_line_now_and_then(

@@ -617,7 +617,8 @@ def test_a_three_player_tournament_end_to_end(tmp_path: Path) -> None:
         "mirrored, seed 5; database t.sqlite"
     )
     assert rest.startswith("Standings after 12 games (three-player)\n")
-    assert "a result against each of the other two players" in rest
+    assert "a result against each of the other two players" in " ".join(rest.split())
+    assert rest.splitlines()[2].split()[5:9] == ["games", "won", "lost", "drawn"]
     rows = check_games(tmp_path / "t.sqlite", Mode.THREE_PLAYER, tmp_path)
     assert len(rows) == 12
     for name in "abcd":  # three tables each, in each seat once a table
