@@ -25,7 +25,17 @@ from arena.options import (
     rules_from,
     sandbox_from,
 )
-from arena.sprt import Pentanomial, Verdict, bounds, decide, elo_estimate, los, pair_index
+from arena.sprt import (
+    SCORE_CLAMP,
+    Pentanomial,
+    Verdict,
+    bounds,
+    decide,
+    elo_estimate,
+    los,
+    pair_index,
+    score_to_elo,
+)
 from arena.store import GameRow, Store, StoreError
 from arena.terminal import printable
 from arena.tournament import (
@@ -255,10 +265,9 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
 
     def line() -> str:
         _, value, (low, high) = decide(tally.p, elo0, elo1, alpha, beta)
-        elo, lo, hi = elo_estimate(tally.p)
         return (
-            f"pairs {tally.p.pairs} ({tally.p.games} games)  LLR {value:+.2f} "
-            f"[{low:+.2f}, {high:+.2f}]  Elo {elo:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+            f"pairs {tally.p.pairs} ({tally.p.games} games)  LLR {value:+.2f} of "
+            f"[{low:+.2f}, {high:+.2f}]  {elo_words(*elo_estimate(tally.p))}"
         )
 
     decided = store.meta(DECIDED)
@@ -335,9 +344,44 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
         Verdict.CONTINUE: f"no verdict after {p.games} games (--max-games {params['max_games']})",
     }[verdict]
     print(what)
+    print(f"{p.games} games, {pair_words(p, shown_new)}")
     print(
-        f"{p.games} games ({p.pairs} pairs: {' '.join(map(str, p.counts))} by pair score 0 to 2); "
-        f"LLR {value:+.2f} in [{low:+.2f}, {high:+.2f}]; Elo {elo:+.1f}, 95% [{lo:+.1f}, "
-        f"{hi:+.1f}]; LOS {100 * report['los']:.1f}%"
+        f"LLR {value:+.2f} of [{low:+.2f}, {high:+.2f}]; "
+        + (f"{elo_words(elo, lo, hi)}; LOS {100 * report['los']:.1f}%" if p.pairs else "no Elo")
     )
     return 0
+
+
+CLAMP_ELO: Final = score_to_elo(1 - SCORE_CLAMP)
+"""The Elo at which :func:`arena.sprt.elo_estimate` clamps (about 1200): a value there is a
+bound, never a measurement."""
+_PAIR_WORDS: Final = ("lost-lost", "lost-drawn", "won-lost or drawn-drawn", "won-drawn", "won-won")
+"""The pair outcomes by pair score (0, 1/2, 1, 3/2, 2: the pentanomial's order), from NEW's side."""
+
+
+def elo_text(value: float) -> str:
+    """An Elo estimate or bound for people: at the clamp, ``> +1199`` or ``< -1199``, since the
+    true value lies beyond it."""
+    bound = math.floor(CLAMP_ELO)
+    if value >= CLAMP_ELO - 1e-6:
+        return f"> +{bound}"
+    if value <= -CLAMP_ELO + 1e-6:
+        return f"< -{bound}"
+    return f"{value:+.1f}"
+
+
+def elo_words(elo: float, low: float, high: float) -> str:
+    """``Elo +82.3, 95% [+51.0, +115.0]``, with a clamped value as a bound."""
+    shown = elo_text(elo)
+    if elo_text(low) == elo_text(high) == shown:
+        return f"Elo {shown}, its 95% interval too"
+    return f"Elo {shown}, 95% [{elo_text(low)}, {elo_text(high)}]"
+
+
+def pair_words(p: Pentanomial, new: str) -> str:
+    """``50 pairs: 20 won-won, ...`` in words, best first, from NEW's side."""
+    counts = ", ".join(
+        f"{count} {words}"
+        for count, words in reversed(list(zip(p.counts, _PAIR_WORDS, strict=True)))
+    )
+    return f"{p.pairs} pairs, {new}'s two games of each deal: {counts}"

@@ -4,6 +4,7 @@ test is stored and resumable, and bad parameters are usage errors."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -56,9 +57,18 @@ def test_the_text_report_names_the_verdict_and_the_estimate(tmp_path: Path) -> N
     lines = done.stdout.strip().splitlines()
     assert lines[0].startswith("SPRT greedy#new v greedy#base: H0 Elo <= 0, H1 Elo >= 10")
     assert (
-        lines[-2] == "H0 accepted: greedy#new is not stronger than greedy#base by more than 0 Elo"
+        lines[-3] == "H0 accepted: greedy#new is not stronger than greedy#base by more than 0 Elo"
     )
-    assert "LLR" in lines[-1] and "95% [" in lines[-1] and "pairs:" in lines[-1]
+    assert re.fullmatch(
+        r"\d+ games, \d+ pairs, greedy#new's two games of each deal: \d+ won-won, \d+ won-drawn, "
+        r"\d+ won-lost or drawn-drawn, \d+ lost-drawn, \d+ lost-lost",
+        lines[-2],
+    )
+    assert re.fullmatch(
+        r"LLR -\d\.\d\d of \[-\d\.\d\d, \+\d\.\d\d\]; Elo [+-]\d+\.\d, 95% \[[+-]\d+\.\d, "
+        r"[+-]\d+\.\d\]; LOS \d+\.\d%",
+        lines[-1],
+    )
     assert "LLR" in done.stderr, "progress lines with the LLR and its bounds"
 
 
