@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import signal
 import sys
 import tempfile
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -29,7 +31,9 @@ from arena.options import (
     sandbox_from,
     seed_from,
 )
+from arena.ratings import Z95
 from arena.referee import Clock, RecordWriteError
+from arena.standings import Column, Step, fit_table, terminal_width
 from arena.terminal import printable
 from bots import BUILTIN
 from engine.formats import FormatResult
@@ -54,6 +58,12 @@ examples:
 
 A bot that fails (timeout, crash, malformed output, protocol violation, illegal action) forfeits
 the game and is restarted for the next one; a bot that cannot start stops the match (exit 1).
+
+The output: a line for each game or hand when there are at most 20 (or with --verbose), then a
+table of won, lost, drawn, score, points a game or hand and forfeits by bot (fitted to the
+terminal), and, between the two sides, the mean difference in points a game or hand with its 95%
+interval (each game or hand one observation; for mirrored hands, `gin-arena ab` pairs a deal's
+two hands for a tighter one).
 """
 
 
@@ -97,6 +107,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the game records to this JSONL file (replaced once the match has started)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help=f"print a line for every game or hand (the default for {FEW} or fewer)",
+    )
     parser.add_argument(
         "--bots",
         type=Path,
@@ -146,13 +162,16 @@ def run(args: argparse.Namespace) -> int:
     shown = tuple(printable(name) for name in names)
     unit = "hand" if args.hands is not None else "game"
     played = 0
+    lines = args.verbose or count <= FEW
+    points = Points(len(names), mode)
 
     interrupt = Interrupt()
 
     def progress(report: GameReport, result: MatchResult) -> None:
         nonlocal played
         played += 1
-        if not args.json:
+        points.add(report)
+        if not args.json and lines:
             print(describe(report, names, unit), flush=True)
         interrupt.check()
 
@@ -198,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json(), indent=2))
     else:
         print()
-        print(summary(result, unit))
+        print(summary(result, unit, points, terminal_width()))
     return 0
 
 
@@ -316,7 +335,8 @@ def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
         if unit == "game":
             games = o.result.games if isinstance(o.result, FormatResult) else ()
             split = "".join(f"{g.scores[w]}-{g.scores[1 - w]}, " for g in games)
-            text += f" ({'games ' + split if split else ''}{o.hands} hands)"
+            hands = f"{o.hands} hand{'s' if o.hands != 1 else ''}"
+            text += f" ({'games ' + split if split else ''}{hands})"
     if o.failure is not None and report.failed is not None:
         rule = f" [{o.failure.rule}]" if o.failure.rule else ""
         failed, message = printable(names[report.failed]), printable(o.failure.message)
@@ -324,16 +344,135 @@ def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
     return text
 
 
-def summary(result: MatchResult, unit: str) -> str:
-    """The table of wins, losses, draws, score and failures by bot, the names escaped for a
-    terminal."""
+FEW = 20
+"""A match of at most this many games or hands prints a line for each (more with --verbose)."""
+
+
+class Points:
+    """Each bot's points over a match's games or hands (its side's, a team's in partnership), and
+    between the two sides of a two-sided format the mean and spread of the per-game difference
+    (first bot's side minus the second's), in constant memory."""
+
+    def __init__(self, bots: int, mode: Mode) -> None:
+        self.totals = [0] * bots
+        self.pair = None if mode is Mode.THREE_PLAYER else (0, 1)
+        self.count = 0
+        self._sum = 0.0
+        self._squares = 0.0
+
+    def add(self, report: GameReport) -> None:
+        for bot in range(len(self.totals)):
+            self.totals[bot] += report.points(bot)
+        self.count += 1
+        if self.pair is not None:
+            first, second = self.pair
+            d = report.points(first) - report.points(second)
+            self._sum += d
+            self._squares += d * d
+
+    def mean(self, bot: int) -> float:
+        return self.totals[bot] / self.count if self.count else 0.0
+
+    def difference(self) -> tuple[float, float] | None:
+        """The mean difference a game and its standard error (normal approximation, each game
+        or hand one observation); None for three players, or with fewer than two."""
+        if self.pair is None or self.count < 2:
+            return None
+        n = self.count
+        mean = self._sum / n
+        variance = max(0.0, (self._squares - n * mean * mean) / (n - 1))
+        return mean, math.sqrt(variance / n)
+
+
+def summary(
+    result: MatchResult, unit: str, points: Points | None = None, width: int | None = None
+) -> str:
+    """The table of wins, losses, draws, score, points a game or hand and forfeits by bot, fitted
+    to ``width`` (see :func:`arena.standings.fit_table`); with ``points``, the mean difference
+    between the two sides with its 95% interval; a word when the lead is shared; the count and
+    the seed last. The names are escaped for a terminal."""
     games = result.played
-    lines = [f"{'bot':<20} {'wins':>5} {'losses':>6} {'draws':>5} {'score':>7}  failures"]
-    for bot in range(len(result.names)):
-        wins, losses, draws = result.wins(bot), result.losses(bot), result.draws()
-        score = (wins + draws / 2) / games if games else 0.0
-        fails = ", ".join(f"{k} {v}" for k, v in sorted(result.failures(bot).items())) or "-"
-        name = printable(result.names[bot])
-        lines.append(f"{name:<20} {wins:>5} {losses:>6} {draws:>5} {score:>6.1%}  {fails}")
+    bots = range(len(result.names))
+    names = [printable(name) for name in result.names]
+    fails = [result.failures(bot) for bot in bots]
+    wins = [result.wins(bot) for bot in bots]
+    draws = result.draws()
+
+    def column(key: str, cells: Iterable[object], left: bool = False) -> Column:
+        return Column(key, key, tuple(map(str, cells)), left)
+
+    columns = [
+        column("bot", names, left=True),
+        column("won", wins),
+        column("lost", (result.losses(bot) for bot in bots)),
+        column("drawn", (draws for _ in bots)),
+        column(
+            "score",
+            (f"{(wins[bot] + draws / 2) / games if games else 0.0:.1%}" for bot in bots),
+        ),
+    ]
+    if points is not None:
+        columns.append(
+            Column("points", f"points/{unit}", tuple(f"{points.mean(b):.1f}" for b in bots))
+        )
+    columns.append(
+        column(
+            "forfeits",
+            (", ".join(f"{k} {v}" for k, v in sorted(f.items())) or "-" for f in fails),
+            left=True,
+        )
+    )
+    narrowing: list[Step] = [
+        (("forfeits",), column("forfeits", (sum(f.values()) or "-" for f in fails))),
+        (("drawn",), None),
+        (("won", "lost"), None),
+    ]
+    lines = [fit_table(columns, narrowing, width, edge=False).rstrip("\n")]
+    prose = []
+    difference = None if points is None else points.difference()
+    if points is not None and points.pair is not None and difference is not None:
+        first, second = (
+            (f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}")
+            if result.mode is Mode.PARTNERSHIP
+            else (names[0], names[1])
+        )
+        mean, error = difference
+        low, high = mean - Z95 * error, mean + Z95 * error
+        prose.append(
+            f"{first} - {second}: {mean:+.2f} ± {error:.2f} points a {unit}, 95% [{low:+.2f}, "
+            f"{high:+.2f}] ({points.count} {unit}s)"
+        )
+    tie = _level(result, wins, points, unit)
+    if tie:
+        prose.append(tie)
+    for text in prose:
+        lines.extend(
+            [text] if width is None else textwrap.wrap(text, width, subsequent_indent="  ")
+        )
     lines.append(f"{games} {unit}s, seed {result.seed}")
     return "\n".join(lines)
+
+
+def _level(
+    result: MatchResult, wins: Sequence[int], points: Points | None, unit: str
+) -> str | None:
+    """A sentence when two sides or more share the most wins, which the table alone does not
+    say, and whether points a game or hand part them."""
+    names = [printable(name) for name in result.names]
+    sides: list[tuple[tuple[int, ...], str]]
+    if result.mode is Mode.PARTNERSHIP:
+        sides = [((0, 2), f"{names[0]} & {names[2]}"), ((1, 3), f"{names[1]} & {names[3]}")]
+    else:
+        sides = [((bot,), name) for bot, name in enumerate(names)]
+    best = max(wins[members[0]] for members, _ in sides)
+    level = [(members[0], name) for members, name in sides if wins[members[0]] == best]
+    if len(level) < 2 or not result.played:
+        return None
+    text = f"{' and '.join(name for _, name in level)} are level on wins ({best} each)"
+    if points is None:
+        return f"{text}: tied"
+    top = max(points.mean(bot) for bot, _ in level)
+    ahead = [name for bot, name in level if points.mean(bot) == top]
+    if len(ahead) == len(level):
+        return f"{text} and on points: tied"
+    return f"{text}; on points a {unit}, {' and '.join(ahead)} ahead"

@@ -120,10 +120,16 @@ def test_the_readable_summary() -> None:
     assert re.fullmatch(r"game   1: (greedy|random) wins \d+-\d+ \(\d+ hands\)", lines[1])
     assert re.fullmatch(r"game   2: (greedy|random) wins \d+-\d+ \(\d+ hands\)", lines[2])
     assert lines[3] == ""
-    assert lines[4].split() == ["bot", "wins", "losses", "draws", "score", "failures"]
-    assert re.fullmatch(r"greedy +\d +\d +0 +\d+\.\d% +-", lines[5])
-    assert re.fullmatch(r"random +\d +\d +0 +\d+\.\d% +-", lines[6])
-    assert lines[7] == "2 games, seed 5"
+    assert lines[4].split() == ["bot", "won", "lost", "drawn", "score", "points/game", "forfeits"]
+    assert set(lines[5]) == {"─"}
+    assert re.fullmatch(r"greedy +\d +\d +0 +\d+\.\d% +\d+\.\d +-", lines[6])
+    assert re.fullmatch(r"random +\d +\d +0 +\d+\.\d% +\d+\.\d +-", lines[7])
+    assert re.fullmatch(
+        r"greedy - random: [+-]\d+\.\d\d ± \d+\.\d\d points a game, "
+        r"95% \[[+-]\d+\.\d\d, [+-]\d+\.\d\d\] \(2 games\)",
+        lines[8],
+    )
+    assert lines[-1] == "2 games, seed 5"
 
 
 def write_bots_file(tmp_path: Path) -> Path:
