@@ -25,6 +25,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from arena.terminal import printable
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -105,7 +107,10 @@ def bot_style(index: int) -> tuple[str, str, str]:
 
 
 def label(name: str) -> str:
-    """A bot's name as the plots show it (cut to :data:`LABEL_CHARS`)."""
+    """A bot's name as the plots show it: control characters escaped (no font has them, and
+    matplotlib's warning about a missing glyph would print them raw), cut to
+    :data:`LABEL_CHARS`."""
+    name = printable(name)
     return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
 
 
