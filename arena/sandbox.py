@@ -38,6 +38,7 @@ See docs/PROTOCOL.md, "Hidden information and security", for what it does not do
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shlex
@@ -262,6 +263,16 @@ class Sandbox:
             _check_readable([*outside, *within], argv)
         made: set[Path] = set()
         opts += _ro_binds(outside, made)
+        if self.setpriv is not None:
+            # A path needed inside a directory shown whole, behind a directory that others may
+            # not enter (a checkout's .tox, made 0700): nobody could not reach it. Cover that
+            # directory (nobody could see nothing of it anyway) and show the path again.
+            needed = [b for b in binds if not _inside(arena, b) and b != workdir]
+            for private, inner in _private_steps(outside, needed):
+                opts += ["--perms", "0755", "--tmpfs", str(private)]
+                covers.append(private)
+                made.add(private)
+                opts += _ro_binds(inner, made)
         if arena != _ROOT:
             # Cover the arena directory, then put back what must show inside it.
             opts += [*_parents(arena, made), "--tmpfs", str(arena)]
@@ -356,6 +367,27 @@ def _outermost(paths: Iterable[Path]) -> list[Path]:
         if not any(_inside(kept, path) for kept in out):
             out.append(path)
     return out
+
+
+def _private_steps(shown: Sequence[Path], needed: Sequence[Path]) -> list[tuple[Path, list[Path]]]:
+    """The directories between a directory in ``shown`` and a path in ``needed`` below it that
+    others may not enter, outermost first, each with the needed paths (outermost) below it."""
+    private: set[Path] = set()
+    for path in needed:
+        outer = next((d for d in shown if _inside(d, path) and d != path), None)
+        if outer is None:
+            continue
+        for step in reversed(path.parents):
+            if step == outer or not _inside(outer, step) or step in private:
+                continue
+            with contextlib.suppress(OSError):
+                if not os.stat(step).st_mode & stat.S_IXOTH:
+                    private.add(step)
+    steps = []
+    for step in _outermost(private):
+        below = [p for p in needed if _inside(step, p) and p != step]
+        steps.append((step, _outermost(below)))
+    return steps
 
 
 def _check_readable(paths: Iterable[Path], argv: Sequence[str]) -> None:

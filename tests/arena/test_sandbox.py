@@ -498,3 +498,37 @@ def test_as_root_a_bot_in_a_private_directory_is_refused_with_the_fix(tmp_path: 
         box.options([sys.executable, str(script)], workdir=tmp_path / "arena" / "bot")
     private.chmod(0o755)
     box.options([sys.executable, str(script)], workdir=tmp_path / "arena" / "bot")
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots run as nobody only when the arena is root")
+def test_as_root_a_bot_behind_a_private_directory_of_a_shown_one_starts(tmp_path: Path) -> None:
+    """A checkout shown whole (the bot's cwd) with the bot's program in a directory below a
+    private one (tox makes .tox 0700): nobody reaches it through a cover of the private one."""
+    checkout = tmp_path / "checkout"
+    program = checkout / ".tox" / "env" / "bin"
+    program.mkdir(parents=True)
+    (checkout / ".tox").chmod(0o700)
+    (checkout / ".tox" / "other-secret").write_text("hidden")
+    script = program / "bot.py"
+    script.write_text((HOSTILE / "slow.py").read_text())
+    (program / "_wire.py").write_text((HOSTILE / "_wire.py").read_text())
+    conn = ProcessConnection(
+        "behind",
+        [sys.executable, str(script), "0"],
+        workdir=tmp_path / "arena" / "behind",
+        log_path=tmp_path / "arena" / "behind.stderr.log",
+        cwd=checkout,
+        env={"PYTHONPATH": str(program)},
+        sandbox=SANDBOX,
+    )
+    with closing(conn):
+        conn.start(Referee(HOYLE, CLOCK).hello(0), START)
+    options = SANDBOX.options(
+        [sys.executable, str(script), "0"],
+        workdir=tmp_path / "arena" / "behind",
+        cwd=checkout,
+        env={"PYTHONPATH": str(program)},
+    )
+    cover = options.index(str(checkout / ".tox"))
+    assert options[cover - 1] == "--tmpfs" and str(program) in options[cover:]
