@@ -164,6 +164,7 @@ def walk(cwd: Path, quick_only: bool) -> None:
     assert ran >= (10 if quick_only else 20)
 
 
+@pytest.mark.slow  # eleven CLI runs: the quick lane checks that every line parses, above
 def test_the_quick_lines_of_the_tour_run(tmp_path: Path) -> None:
     walk(tmp_path, quick_only=True)
 

@@ -202,7 +202,10 @@ def test_one_process_for_both_seatings_of_a_deal_would_give_every_mirror_away(
 
 
 @pytest.mark.parametrize(
-    "memory", ["mem", pytest.param("disk", marks=needs_bwrap)], ids=["memory", "disk-sandboxed"]
+    "memory",
+    # In memory, the quick lane has it from the matches and the A/B test below.
+    [pytest.param("mem", marks=pytest.mark.slow), pytest.param("disk", marks=needs_bwrap)],
+    ids=["memory", "disk-sandboxed"],
 )
 def test_a_mirrored_tournament_gives_no_hand_away(tmp_path: Path, memory: str) -> None:
     bots = bots_file(tmp_path, memory)
