@@ -12,9 +12,10 @@ import signal
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
 
 from arena import wire
 from arena.botspec import BotSpec, load_bots_file, resolve
@@ -65,6 +66,10 @@ terminal), and, between the two sides, the mean difference in points a game or h
 interval (each game or hand one observation; for mirrored hands, `gin-arena ab` pairs a deal's
 two hands for a tighter one).
 """
+
+
+PROGRESS_SECONDS: Final = 5.0
+"""How often a match that prints no line a game says how far it is (on stderr)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -167,12 +172,18 @@ def run(args: argparse.Namespace) -> int:
 
     interrupt = Interrupt()
 
+    last_note = time.monotonic()
+
     def progress(report: GameReport, result: MatchResult) -> None:
-        nonlocal played
+        nonlocal played, last_note
         played += 1
         points.add(report)
         if not args.json and lines:
             print(describe(report, names, unit), flush=True)
+        elif not args.json and time.monotonic() - last_note >= PROGRESS_SECONDS:
+            # Without a line a game, a line on stderr every few seconds says how far it is.
+            last_note = time.monotonic()
+            print(f"match: {played} of {count} {unit}s played", file=sys.stderr, flush=True)
         interrupt.check()
 
     if not args.json:

@@ -296,3 +296,19 @@ def test_a_relative_interpreter_keeps_its_path(
     monkeypatch.chdir(tmp_path)
     spec = resolve("env/bin/python mybot.py")
     assert spec.command == (str(tmp_path / "env" / "bin" / "python"), str(tmp_path / "mybot.py"))
+
+
+def test_a_long_match_without_lines_says_how_far_it_is(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over 20 hands, no line a hand: a line on stderr every PROGRESS_SECONDS (0 here: one a
+    hand) says how many are played."""
+    from arena import match_cmd
+    from arena.cli import main
+
+    monkeypatch.setattr(match_cmd, "PROGRESS_SECONDS", 0.0)
+    assert main(["match", "greedy", "random", "--hands", "24", "--seed", "1"]) == 0
+    out, err = capsys.readouterr()
+    notes = [line for line in err.splitlines() if line.startswith("match: ")]
+    assert notes[0] == "match: 1 of 24 hands played" and notes[-1] == "match: 24 of 24 hands played"
+    assert "match:" not in out
