@@ -236,12 +236,15 @@ class ProcessConnection(Connection):
 
     def _fresh_workdir(self) -> None:
         """The bot's working directory, new and empty: nothing a process wrote there reaches a
-        later one (a mirrored deal's replay, the next game after a restart)."""
+        later one (a mirrored deal's replay, the next game after a restart). In the sandbox the
+        bot gets a memory file system of its own there, so the directory is only made; without
+        it, what an earlier process left is removed. (Workers of a tournament that keep logs in
+        one directory start the same bot at once: neither may fail because the other is at it.)"""
         if self.workdir.is_symlink() or self.workdir.is_file():
-            self.workdir.unlink()
-        elif self.workdir.exists():
-            shutil.rmtree(self.workdir)
-        self.workdir.mkdir(parents=True)
+            self.workdir.unlink(missing_ok=True)
+        elif self.sandbox is None and self.workdir.exists():
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        self.workdir.mkdir(parents=True, exist_ok=True)
 
     def _limits(self) -> Limits:
         return Limits(
