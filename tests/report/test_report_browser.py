@@ -70,8 +70,12 @@ READ_BOARD = """() => {
 # ---- making the reports, as a user would ---------------------------------------------------
 
 
-def cli(*args: str) -> str:
-    done = run_cli(*args, timeout=CLI_TIMEOUT)
+def cli(*args: str, cwd: Path | None = None) -> str:
+    done = (
+        run_cli(*args, timeout=CLI_TIMEOUT)
+        if cwd is None
+        else run_cli(*args, timeout=CLI_TIMEOUT, cwd=cwd)
+    )
     assert done.returncode == 0, f"gin-arena {shlex.join(args)}:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -85,8 +89,10 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def league_report(league: Path) -> Path:
+    # Run where the database is, with the name a user types: the header shows the source as given
+    # (the README's screenshot must not show a temporary directory).
     page = league.parent / "report.html"
-    cli("report", "--db", str(league), "-o", str(page))
+    cli("report", "--db", league.name, "-o", page.name, cwd=league.parent)
     return page
 
 
@@ -721,6 +727,7 @@ def test_a_screenshot_of_the_top_for_the_readme(
     page = opened.page
     plot = page.locator("section#standings figure svg")
     expect(plot).to_be_visible()
+    expect(page.locator("dl.meta code").first).to_have_text("league.sqlite")
     box = page.locator("section#standings").bounding_box()
     plot_box = plot.bounding_box()
     assert box is not None
