@@ -323,7 +323,7 @@ def game_seed(seed: int, game: int) -> str:
 class SessionError(RuntimeError):
     """The session with the referee cannot go on, on the bot's side (the referee speaks no protocol
     version this SDK knows): :meth:`Bot.run` prints it to stderr and returns 2. Not to be confused
-    with the arena's ``arena.connection.BotError``, the referee's verdict on a failing bot."""
+    with the arena's ``arena.seats.connection.BotError``, the referee's verdict on a failing bot."""
 
 
 _CARD_BIT: Final = {name: 1 << card for name, card in CARD_INDEX.items()}

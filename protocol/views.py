@@ -4,7 +4,7 @@ Every message about the game that the referee sends a seat (``hand_start``, the 
 of a ``request``, ``played``, ``show_down``, ``hand_end``) is built here, from that seat's own
 :class:`engine.hand.Observation` and public results (the action played, the show-down, the
 scores), never from the full hand state: a hidden card cannot reach a message that is not built
-from it. The referee (:mod:`arena.referee`) sends what these functions return and nothing else
+from it. The referee (:mod:`arena.play.referee`) sends what these functions return and nothing else
 about the cards; ``tests/protocol/test_hidden_information.py`` checks that moving the cards a
 seat never sees changes no byte that seat receives. Plain conversions of cards and actions are in
 :mod:`protocol.convert`.

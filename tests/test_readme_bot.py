@@ -6,9 +6,9 @@ import re
 import sys
 from pathlib import Path
 
-from arena.botspec import BotSpec
-from arena.checkbot import check_bot
-from arena.referee import Clock
+from arena.cli.check_bot import check_bot
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 

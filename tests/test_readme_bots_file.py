@@ -1,5 +1,6 @@
 """The bots file is documented where a user looks, and the documents cannot drift from the loader
-(:func:`arena.botspec.load_bots_file`): the README's "Bots files" section names exactly the keys
+(:func:`arena.seats.botspec.load_bots_file`): the README's "Bots files" section names exactly the
+keys
 the loader takes, required or not as the loader has them; its example is the shipped
 docs/examples/bots.toml, which uses every key and plays a real match; ``gin-arena tournament
 --help`` gives every key, and every command's ``--bots`` points to the README."""
@@ -16,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.botspec import BotSpecError, load_bots_file
-from arena.cli import main
+from arena.cli.main import main
+from arena.seats.botspec import BotSpecError, load_bots_file
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import build_parser
-from arena.sandbox import resolve_sandbox
+from arena.cli.main import build_parser
+from arena.seats.sandbox import resolve_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -21,9 +21,9 @@ from typing import Any
 import pydantic
 import pytest
 
-from arena.cli import build_parser
+from arena.cli.main import build_parser
 from arena.conformance.runner import load_cases
-from arena.record import LINE_ADAPTER, ActionLine, HandEndLine
+from arena.records.record import LINE_ADAPTER, ActionLine, HandEndLine
 from engine.formats import new_session
 from engine.hand import (
     BIG_GIN,

@@ -7,7 +7,7 @@ a bound of :func:`protocol.codec.parse_json`, not an object, or more than one li
 then fails the case at hand and the next call starts the process again. Every wait is bounded by
 the timeout, writing the request included. The adapter runs in a session of its own; when it
 stops, its whole process group is killed, and so is every descendant that left the group (this
-process is their child subreaper, :mod:`arena.reaper`): nothing it started outlives it, and
+process is their child subreaper, :mod:`arena.seats.reaper`): nothing it started outlives it, and
 nothing it left holding its output open makes the kit wait.
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from arena import reaper
+from arena.seats import reaper
 from protocol.codec import QUOTE_LIMIT, InvalidJson, parse_json, quote
 
 LINE_LIMIT: Final = 1 << 20

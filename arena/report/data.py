@@ -6,7 +6,7 @@ them; the tests check them).
 of them: standings (Elo with its 95% interval, LOS to the next), the crosstable, Elo as the games
 went, failures by bot and reason with examples, move times by bot, the game list and, for every
 game whose record is kept, its replay (the deal, each action with the card it moved, each hand's
-show-down and scores) played back through the engine (:mod:`arena.playback`).
+show-down and scores) played back through the engine (:mod:`arena.records.playback`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from arena.playback import Deal, HandOver, Move, PlaybackError, play_back
-from arena.ratings import Result, table_results
-from arena.record import (
+from arena.records.playback import Deal, HandOver, Move, PlaybackError, play_back
+from arena.records.record import (
     GameEndLine,
     RecordedGame,
     RecordError,
@@ -29,8 +28,9 @@ from arena.record import (
     parse_lines,
     read_games,
 )
-from arena.standings import standings
-from arena.store import GameRow, Store, winner_name
+from arena.stats.ratings import Result, table_results
+from arena.tournament.standings import standings
+from arena.tournament.store import GameRow, Store, winner_name
 from engine import __version__ as engine_version
 from engine.cards import CARD_NAMES, cards_of
 from engine.hand import ActionKind, HandResult
@@ -73,8 +73,8 @@ def from_store(
     """The bots, games (by id) and configuration (``rules``, ``mode``) of a tournament
     database, opened read-only (it may be in use by a running tournament); ``progress`` is told
     of each game read."""
-    from arena.store import StoreError
-    from arena.tournament import Config
+    from arena.tournament.runner import Config
+    from arena.tournament.store import StoreError
 
     try:
         store = Store.open(path, readonly=True)

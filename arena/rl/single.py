@@ -1,7 +1,7 @@
 """One seat of a two-player game against an arena bot, as a Gymnasium environment.
 
 The opponent is any bot the arena runs (a built-in bot's name, a command line, a
-:class:`arena.botspec.BotSpec`), and the game is played by the arena's own referee: the
+:class:`arena.seats.botspec.BotSpec`), and the game is played by the arena's own referee: the
 opponent's moves are timed, checked and judged as in ``gin-arena match``, and so are the
 learner's. The referee runs in a thread of its own; the learner's seat is a connection that hands
 each decision to :meth:`SeatEnv.step` and waits for its action (the learner is not on a clock).
@@ -37,11 +37,11 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "arena.rl needs the reinforcement-learning extra: pip install 'gin-rummy-arena[rl]'"
     ) from error
 
-from arena.botspec import BotSpec, Launch, resolve
-from arena.connection import BotCrashed, BotError, Connection
-from arena.match import log_tail
-from arena.referee import Clock, GameOutcome, Referee
+from arena.play.match import log_tail
+from arena.play.referee import Clock, GameOutcome, Referee
 from arena.rl.aec import Episode, Reward, check_choice, observation_space, rules_of
+from arena.seats.botspec import BotSpec, Launch, resolve
+from arena.seats.connection import BotCrashed, BotError, Connection
 from bots.encoding import ACTION_COUNT, ACTIONS, action_mask, describe, encode
 from engine.cards import format_cards
 from engine.deck import SplitMix64

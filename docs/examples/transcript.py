@@ -1,9 +1,10 @@
 """Generate the transcripts in docs/PROTOCOL.md: every line of a real game, both seats, in order;
 and every line of a real three-player hand, all three players.
 
-Two built-in greedy bots play one game through the real referee (:class:`arena.referee.Referee`)
+Two built-in greedy bots play one game through the real referee
+(:class:`arena.play.referee.Referee`)
 and in-process connections, which pass every message through the codec both ways; the lines are
-taken off the wire (:func:`arena.wire.tap`). The rules
+taken off the wire (:func:`arena.seats.wire.tap`). The rules
 are ``hoyle`` with ``game_target=1``, so the first hand won ends the game; the seed is chosen so
 that this hand shows most of the protocol (a pass on the first upcard, draws from both piles, a
 knock, a show-down with lay-offs). The block between ``<!-- transcript:begin -->`` and
@@ -28,9 +29,9 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `python docs/examples/transcript.py` from a checkout
     sys.path.append(str(ROOT))
 
-from arena import wire  # noqa: E402
-from arena.connection import InProcessConnection  # noqa: E402
-from arena.referee import Clock, GameOutcome, Referee  # noqa: E402
+from arena.play.referee import Clock, GameOutcome, Referee  # noqa: E402
+from arena.seats import wire  # noqa: E402
+from arena.seats.connection import InProcessConnection  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from engine.modes import Mode  # noqa: E402
 from engine.rules import Rules  # noqa: E402

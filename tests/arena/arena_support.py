@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from arena.botspec import BotSpec
-from arena.process import BACKSTOP_SECONDS, QUIT_WAIT_SECONDS
-from arena.referee import Clock
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec
+from arena.seats.process import BACKSTOP_SECONDS, QUIT_WAIT_SECONDS
 from engine.game import Game
 from engine.rules import Rules
 from protocol import messages as m

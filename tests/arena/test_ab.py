@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from arena_support import ROOT, cli_env, hostile, process_alive, run_cli, wait_until
 
-from arena.ab import Estimate, chunks, estimate
-from arena.botspec import BotSpec
-from arena.cli import main
-from arena.match import Match, Planned
+from arena.cli.main import main
+from arena.play.match import Match, Planned
+from arena.seats.botspec import BotSpec
+from arena.tournament.ab import Estimate, chunks, estimate
 from engine.rules import Rules
 
 

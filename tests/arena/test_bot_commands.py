@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from arena_support import run_cli
 
-from arena.cli import main
-from arena.programs import program_hint
-from arena.sandbox import resolve_sandbox, sandbox_warning
+from arena.cli.main import main
+from arena.seats.programs import program_hint
+from arena.seats.sandbox import resolve_sandbox, sandbox_warning
 
 needs_bwrap = pytest.mark.skipif(
     resolve_sandbox("auto") is None, reason=f"no usable bubblewrap here: {sandbox_warning()}"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from arena_support import CLOCK, HOSTILE, ROOT, cli_env, hostile
 
-from arena.botspec import BotSpec
-from arena.checkbot import Check, check_bot
-from arena.referee import Clock
+from arena.cli.check_bot import Check, check_bot
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec
 
 HERE = Path(__file__).resolve().parent / "checkbot_bots"
 

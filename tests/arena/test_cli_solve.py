@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.cli import main
+from arena.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

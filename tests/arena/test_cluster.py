@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from arena import cluster
+from arena.tournament import cluster
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 needs_ray = pytest.mark.skipif(not HAS_RAY, reason="Ray is not installed (tox -e cluster)")
@@ -186,8 +186,8 @@ def test_a_bot_that_cannot_start_on_a_node_is_named_before_any_game(tmp_path: Pa
     one machine cannot lack a file for one node only)."""
     import ray
 
-    from arena.botspec import BotSpec
-    from arena.tournament import Venue, new_config
+    from arena.seats.botspec import BotSpec
+    from arena.tournament.runner import Venue, new_config
 
     config = new_config(
         (BotSpec("ghost", ("/no/such/bot",)), BotSpec("greedy", builtin="greedy")),

@@ -1,4 +1,5 @@
-"""The command layer: the resume rules (in arena.tournament, tested without a command line), the
+"""The command layer: the resume rules (in arena.tournament.runner, tested without a command line),
+the
 shared options, the registration of commands, the help texts generated from the rules object,
 built-in bots in a bots file, and the tournament's output (grammar, progress lines when not on a
 terminal, an ETA weighted by pair; the tables' widths are in test_readable_output.py)."""
@@ -14,13 +15,12 @@ from pathlib import Path
 import pytest
 from arena_support import cli_env
 
-from arena import tournament_cmd
-from arena.botspec import BotSpec, BotSpecError, load_bots_file
-from arena.cli import COMMANDS, build_parser, main
-from arena.options import add_rules_arguments, rules_from
-from arena.referee import Clock
-from arena.store import GameRow
-from arena.tournament import (
+from arena.cli import tournament as tournament_cmd
+from arena.cli.main import COMMANDS, build_parser, main
+from arena.cli.options import add_rules_arguments, rules_from
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec, BotSpecError, load_bots_file
+from arena.tournament.runner import (
     Config,
     TournamentError,
     bot_digest,
@@ -30,6 +30,7 @@ from arena.tournament import (
     resume_config,
     schedule,
 )
+from arena.tournament.store import GameRow
 from engine.rules import PRESETS, Rules, option_names
 
 BOTS = (BotSpec("a", builtin="greedy"), BotSpec("b", builtin="random"))

@@ -20,13 +20,13 @@ from typing import ClassVar
 import pytest
 from arena_support import CLOCK, ROOT, cli_env, hostile, run_cli, wait_until
 
-import arena.referee
-from arena.botspec import BotSpec
-from arena.connection import InProcessConnection
-from arena.judge import judge
-from arena.match import Match
-from arena.referee import Referee
-from arena.store import Store, StoreError
+import arena.play.referee
+from arena.play.match import Match
+from arena.play.referee import Referee
+from arena.records.judge import judge
+from arena.seats.botspec import BotSpec
+from arena.seats.connection import InProcessConnection
+from arena.tournament.store import Store, StoreError
 from bots.greedy import GreedyBot
 from bots.sdk import Bot
 from engine.rules import HOYLE
@@ -95,7 +95,7 @@ def shlex_join(*argv: str) -> str:
 @pytest.fixture
 def buggy_referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The referee fails while building its 30th request (a bug of its own), once."""
-    real = arena.referee.Decision
+    real = arena.play.referee.Decision
     calls = [0]
 
     def decision(*fields: object) -> object:
@@ -104,7 +104,7 @@ def buggy_referee(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
             raise KeyError("a bug in the referee")
         return real(*fields)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(arena.referee, "Decision", decision)
+    monkeypatch.setattr(arena.play.referee, "Decision", decision)
     yield calls
 
 
@@ -139,7 +139,7 @@ def test_a_referee_bug_abandons_one_game_and_the_match_goes_on(
 def test_a_referee_bug_in_a_tournament_is_a_drawn_game_not_an_abort(
     buggy_referee: list[int], tmp_path: Path
 ) -> None:
-    from arena.tournament import Config, run
+    from arena.tournament.runner import Config, run
 
     config = Config(
         bots=(BotSpec("a", builtin="greedy"), BotSpec("b", builtin="random")),
@@ -161,7 +161,7 @@ def test_a_referee_bug_in_a_tournament_is_a_drawn_game_not_an_abort(
 def test_a_worker_that_dies_costs_only_its_own_games(tmp_path: Path) -> None:
     """A bot that kills its worker process: its games are abandoned, every other game is
     played, and the run finishes."""
-    from arena.tournament import Config, run
+    from arena.tournament.runner import Config, run
 
     config = Config(
         bots=(

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from arena_support import run_cli
 
-from arena import options
-from arena.botspec import BotSpec
-from arena.cli import COMMANDS
-from arena.sandbox import resolve_sandbox, sandbox_warning
+from arena.cli import options
+from arena.cli.main import COMMANDS
+from arena.seats.botspec import BotSpec
+from arena.seats.sandbox import resolve_sandbox, sandbox_warning
 
 NOTE = "no bot runs as a process here: the sandbox applies to bot processes only"
 BUILT_IN = (BotSpec("greedy", builtin="greedy"), BotSpec("random", builtin="random"))

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from arena_support import run_cli
 
-from arena.botspec import BotSpec
-from arena.cli import main
-from arena.connection import InProcessConnection
-from arena.judge import judge
-from arena.match import Match, rotations
-from arena.record import BotTag, RecordedGame, RecordError, Writer, read_games
-from arena.referee import Clock, GameOutcome, Referee, forfeit_winner
+from arena.cli.main import main
+from arena.play.match import Match, rotations
+from arena.play.referee import Clock, GameOutcome, Referee, forfeit_winner
+from arena.records.judge import judge
+from arena.records.record import BotTag, RecordedGame, RecordError, Writer, read_games
+from arena.seats.botspec import BotSpec
+from arena.seats.connection import InProcessConnection
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot, View

@@ -26,10 +26,10 @@ from arena_support import (
     run_cli,
 )
 
-from arena.botspec import BotSpec
-from arena.match import Match, MatchError, MatchResult
-from arena.process import LOG_LIMIT_BYTES
-from arena.referee import Clock
+from arena.play.match import Match, MatchError, MatchResult
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec
+from arena.seats.process import LOG_LIMIT_BYTES
 from engine.rules import HOYLE
 
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from arena_support import cli_env, hostile, run_cli
 
-from arena.cli import main
-from arena.judge import judge
-from arena.record import read_games
+from arena.cli.main import main
+from arena.records.judge import judge
+from arena.records.record import read_games
 
 FIRST_LEGAL_BOT = """\
 import json, os, sys
@@ -288,7 +288,7 @@ def test_a_relative_interpreter_keeps_its_path(
 ) -> None:
     """``env/bin/python mybot.py``: a virtual environment's python is a link to the interpreter
     it was made from, and only by its own path is it the environment's."""
-    from arena.botspec import resolve
+    from arena.seats.botspec import resolve
 
     (tmp_path / "env" / "bin").mkdir(parents=True)
     (tmp_path / "env" / "bin" / "python").symlink_to(sys.executable)
@@ -303,8 +303,8 @@ def test_a_long_match_without_lines_says_how_far_it_is(
 ) -> None:
     """Over 20 hands, no line a hand: a line on stderr every PROGRESS_SECONDS (0 here: one a
     hand) says how many are played."""
-    from arena import match_cmd
-    from arena.cli import main
+    from arena.cli import match as match_cmd
+    from arena.cli.main import main
 
     monkeypatch.setattr(match_cmd, "PROGRESS_SECONDS", 0.0)
     assert main(["match", "greedy", "random", "--hands", "24", "--seed", "1"]) == 0

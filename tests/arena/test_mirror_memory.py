@@ -28,13 +28,13 @@ from pathlib import Path
 import pytest
 from arena_support import run_cli
 
-from arena.ab import ABTest, Pairing, _tasks, chunks
-from arena.botspec import BotSpec
-from arena.match import Match, Planned, by_leg, rotations
-from arena.record import RecordedGame, group_games, parse_lines, read_games
-from arena.sandbox import resolve_sandbox, sandbox_warning
-from arena.store import GameRow, Store
-from arena.tournament import Config, missing_tasks, run, schedule
+from arena.play.match import Match, Planned, by_leg, rotations
+from arena.records.record import RecordedGame, group_games, parse_lines, read_games
+from arena.seats.botspec import BotSpec
+from arena.seats.sandbox import resolve_sandbox, sandbox_warning
+from arena.tournament.ab import ABTest, Pairing, _tasks, chunks
+from arena.tournament.runner import Config, missing_tasks, run, schedule
+from arena.tournament.store import GameRow, Store
 from engine.modes import Mode
 from engine.rules import HOYLE, Rules
 

@@ -26,9 +26,12 @@ from arena_support import ROOT, cli_env
 pytest.importorskip("rich", reason="rich is not installed: pip install -e '.[test]'")
 from rich.console import Console, RenderableType
 
-from arena import play_cmd
-from arena.botspec import BotSpec
-from arena.human import (
+from arena.cli import play as play_cmd
+from arena.cli.play import HumanSpec
+from arena.play.match import Match
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec
+from arena.seats.human import (
     PAUSE_PROMPT,
     HumanBot,
     InputError,
@@ -45,9 +48,6 @@ from arena.human import (
     show_down_text,
     situation,
 )
-from arena.match import Match
-from arena.play_cmd import HumanSpec
-from arena.referee import Clock
 from bots.sdk import View
 from engine.cards import VALUES, cards_of, parse_card, parse_cards
 from engine.hand import (

@@ -1,7 +1,8 @@
 """Bot processes: the orphan reaper, the fair move clock, stray lines, lines that come with a
 failing one, the reader's line limit and the quit grace.
 
-The clock tests drive :func:`arena.process._now` by hand, so that no test depends on how fast this
+The clock tests drive :func:`arena.seats.process._now` by hand, so that no test depends on how fast
+this
 machine is; the process tests bound every wait generously and assert no duration.
 """
 
@@ -18,12 +19,12 @@ from pathlib import Path
 import pytest
 from arena_support import CLOCK, a_request, hostile, process_alive, read_pids, wait_until
 
-from arena import process, reaper, wire
-from arena.botspec import BotSpec
-from arena.connection import BotCrashed, BotTimeout, MalformedMessage, ProtocolViolation
-from arena.match import Match
-from arena.process import QUIT_WAIT_SECONDS, ProcessConnection
-from arena.referee import Referee
+from arena.play.match import Match
+from arena.play.referee import Referee
+from arena.seats import process, reaper, wire
+from arena.seats.botspec import BotSpec
+from arena.seats.connection import BotCrashed, BotTimeout, MalformedMessage, ProtocolViolation
+from arena.seats.process import QUIT_WAIT_SECONDS, ProcessConnection
 from engine.rules import HOYLE
 from protocol import messages as m
 from protocol.codec import encode

@@ -1,4 +1,5 @@
-"""The program a bot's command runs, resolved before the sandbox starts (:mod:`arena.programs`):
+"""The program a bot's command runs, resolved before the sandbox starts
+(:mod:`arena.seats.programs`):
 a program found on the bot's PATH is left as it is, a version manager's shim (here a stand-in
 for pyenv, built as the real one is, under a hidden directory) is replaced by the program its
 manager names; and a sandboxed bot that ends before it answers says the sandbox may be why.
@@ -22,12 +23,12 @@ from typing import Any
 import pytest
 from arena_support import CLOCK, cli_env, run_cli
 
-from arena import programs
-from arena.connection import BotStartupError
-from arena.process import ProcessConnection
-from arena.programs import find_shim, resolve_command, sandbox_startup_hint
-from arena.referee import Referee
-from arena.sandbox import resolve_sandbox, sandbox_warning
+from arena.play.referee import Referee
+from arena.seats import programs
+from arena.seats.connection import BotStartupError
+from arena.seats.process import ProcessConnection
+from arena.seats.programs import find_shim, resolve_command, sandbox_startup_hint
+from arena.seats.sandbox import resolve_sandbox, sandbox_warning
 from engine.rules import HOYLE
 
 SANDBOX = resolve_sandbox("auto")

@@ -1,4 +1,5 @@
-"""The Bradley-Terry Elo fit (:mod:`arena.ratings`) against hand-computed cases and synthetic bots
+"""The Bradley-Terry Elo fit (:mod:`arena.stats.ratings`) against hand-computed cases and synthetic
+bots
 of known strength."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from arena.ratings import (
+from arena.stats.ratings import (
     ELO_PER_NAT,
     PRIOR_DRAWS,
     PRIOR_SD,

@@ -14,12 +14,12 @@ from statistics import NormalDist
 import pytest
 from arena_support import hostile, run_cli
 
-from arena import match_cmd
-from arena.cli import main
-from arena.ratings import Fit, Rating
-from arena.sprt import Pentanomial, elo_estimate
-from arena.sprt_cmd import CLAMP_ELO, elo_text, elo_words, pair_words
-from arena.standings import (
+from arena.cli import match as match_cmd
+from arena.cli.main import main
+from arena.cli.sprt import CLAMP_ELO, elo_text, elo_words, pair_words
+from arena.stats.ratings import Fit, Rating
+from arena.stats.sprt import Pentanomial, elo_estimate
+from arena.tournament.standings import (
     NARROWING,
     Standings,
     certainty,
@@ -29,7 +29,7 @@ from arena.standings import (
     render_table,
     standings,
 )
-from arena.store import GameRow
+from arena.tournament.store import GameRow
 
 LONG = "greedy-with-a-rather-long-name-v2"
 LONGER = "strong-bot-from-the-autumn-league"
@@ -222,7 +222,7 @@ def test_render_puts_table_forfeits_and_notes_in_order(
     assert forfeits.startswith("forfeits: random lost 1 game by crashing [crash]")
     assert h2h.startswith("Head to head") and los.startswith("LOS, the likelihood")
     assert text.endswith(".\n\n")  # a blank line, then the tournament's seed
-    monkeypatch.setattr("arena.standings.terminal_width", lambda: 80)
+    monkeypatch.setattr("arena.tournament.standings.terminal_width", lambda: 80)
     narrow = render(standings(NAMES, rows), "table", rows)
     assert all(len(line) <= 80 for line in narrow.splitlines())
 

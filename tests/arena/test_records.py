@@ -17,13 +17,12 @@ import pytest
 from arena_support import CLOCK, GREEDY, ROOT, cli_env, hostile_spec, run_cli
 from pydantic import BaseModel
 
-from arena.botspec import BotSpec
-from arena.cli import main
-from arena.connection import InProcessConnection
-from arena.judge import judge
-from arena.match import Match, game_seeds
-from arena.playback import Deal, End, Move, play_back
-from arena.record import (
+from arena.cli.main import main
+from arena.play.match import Match, game_seeds
+from arena.play.referee import Referee
+from arena.records.judge import judge
+from arena.records.playback import Deal, End, Move, play_back
+from arena.records.record import (
     LINE_ADAPTER,
     ActionLine,
     BotTag,
@@ -37,7 +36,8 @@ from arena.record import (
     read_games,
     record_schema,
 )
-from arena.referee import Referee
+from arena.seats.botspec import BotSpec
+from arena.seats.connection import InProcessConnection
 from bots.greedy import GreedyBot
 from bots.sdk import View
 from engine.cards import CARD_NAMES
@@ -471,7 +471,8 @@ def test_a_game_cut_short_before_the_last_is_a_disagreement(record: Path, tmp_pa
 
 
 def test_judge_and_replay_play_the_record_back_alike(record: Path) -> None:
-    """Both read a record through arena.playback: the hands and actions the judge counts are the
+    """Both read a record through arena.records.playback: the hands and actions the judge counts are
+    the
     ones the replay shows, and a record whose player is wrong stops both at that line."""
     verdict = judge(record)
     steps = [step for game in read_games(record) for step in play_back(game)]
@@ -496,7 +497,7 @@ def test_replay_stops_where_an_edited_record_cannot_be_played(
 # -- the schema and the documentation ---------------------------------------------------------
 
 REGENERATE = (
-    "python -c 'import json; from arena.record import record_schema; "
+    "python -c 'import json; from arena.records.record import record_schema; "
     "print(json.dumps(record_schema(), indent=2, sort_keys=True))' > docs/record.schema.json"
 )
 
@@ -505,7 +506,8 @@ def test_the_record_schema_file_matches_the_code() -> None:
     expected = json.dumps(record_schema(), indent=2, sort_keys=True) + "\n"
     assert SCHEMA_FILE.exists(), f"docs/record.schema.json is missing; generate it: {REGENERATE}"
     assert SCHEMA_FILE.read_text() == expected, (
-        f"docs/record.schema.json is out of date with arena/record.py; regenerate it: {REGENERATE}"
+        f"docs/record.schema.json is out of date with arena/records/record.py; "
+        f"regenerate it: {REGENERATE}"
     )
 
 

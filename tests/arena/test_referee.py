@@ -26,17 +26,17 @@ from arena_support import (
     wait_until,
 )
 
-from arena.connection import (
+from arena.play.referee import Clock, GameOutcome, Referee
+from arena.records.judge import judge
+from arena.records.record import BotTag, Writer
+from arena.seats.connection import (
     BotError,
     BotStartupError,
     BotTimeout,
     Connection,
     InProcessConnection,
 )
-from arena.judge import judge
-from arena.process import BACKSTOP_SECONDS, ProcessConnection
-from arena.record import BotTag, Writer
-from arena.referee import Clock, GameOutcome, Referee
+from arena.seats.process import BACKSTOP_SECONDS, ProcessConnection
 from bots.greedy import GreedyBot
 from bots.sdk import Bot, View
 from engine.hand import DISCARDS, Action

@@ -27,11 +27,11 @@ import pytest
 from arena_support import CLOCK, HOSTILE, hostile, wait_until
 
 import bots
-from arena import sandbox as sb
-from arena.connection import BotStartupError, InProcessConnection
-from arena.process import ProcessConnection, python_command
-from arena.referee import Clock, Referee
-from arena.sandbox import SANDBOX_MODES, Sandbox, SandboxError, resolve_sandbox, sdk_paths
+from arena.play.referee import Clock, Referee
+from arena.seats import sandbox as sb
+from arena.seats.connection import BotStartupError, InProcessConnection
+from arena.seats.process import ProcessConnection, python_command
+from arena.seats.sandbox import SANDBOX_MODES, Sandbox, SandboxError, resolve_sandbox, sdk_paths
 from bots.greedy import GreedyBot
 from engine.rules import HOYLE
 from protocol import messages as m

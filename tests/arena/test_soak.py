@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from arena_support import cli_env
 
-from arena.store import Store
+from arena.tournament.store import Store
 
 pytestmark = [
     pytest.mark.slow,

@@ -1,4 +1,4 @@
-"""The SPRT statistics (:mod:`arena.sprt`): the pentanomial GSPRT log-likelihood ratio, Wald's
+"""The SPRT statistics (:mod:`arena.stats.sprt`): the pentanomial GSPRT log-likelihood ratio, Wald's
 bounds, the Elo estimate, and the error rates of the whole test, simulated.
 
 The simulation draws pair outcomes straight from a pentanomial distribution of known true Elo (no
@@ -20,8 +20,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import arena.sprt
-from arena.sprt import (
+import arena.stats.sprt
+from arena.stats.sprt import (
     PAIR_SCORES,
     REGULARIZATION,
     SCORE_CLAMP,
@@ -50,7 +50,7 @@ def penta(*counts: int) -> Pentanomial:
 
 
 def test_docstring_examples() -> None:
-    result = doctest.testmod(arena.sprt)
+    result = doctest.testmod(arena.stats.sprt)
     assert result.attempted >= 8 and result.failed == 0
 
 

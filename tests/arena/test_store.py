@@ -1,4 +1,5 @@
-"""The tournament database (:mod:`arena.store`): round trips, crash safety and refusals."""
+"""The tournament database (:mod:`arena.tournament.store`): round trips, crash safety and
+refusals."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from typing import Any
 
 import pytest
 
-import arena.store
-from arena.store import APPLICATION, FORMAT, GameRow, Store, StoreError
+import arena.tournament.store
+from arena.tournament.store import APPLICATION, FORMAT, GameRow, Store, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,7 +134,7 @@ CRASH = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from arena.store import GameRow, Store
+    from arena.tournament.store import GameRow, Store
 
     path = Path(sys.argv[1])
     if sys.argv[2] == "create":
@@ -201,7 +202,7 @@ def test_an_interrupted_create_leaves_nothing_behind(
     def interrupted(*args: object, **kwargs: object) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(arena.store, "json", types.SimpleNamespace(dumps=interrupted))
+    monkeypatch.setattr(arena.tournament.store, "json", types.SimpleNamespace(dumps=interrupted))
     path = tmp_path / "t.sqlite"
     with pytest.raises(KeyboardInterrupt):
         Store.create(path, CONFIG)

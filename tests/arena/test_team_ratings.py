@@ -1,5 +1,5 @@
-"""The team Bradley-Terry fit and the results of multi-player games (:mod:`arena.ratings`):
-hand-computed cases, every mode of :func:`~arena.ratings.table_results`, and synthetic bots of
+"""The team Bradley-Terry fit and the results of multi-player games (:mod:`arena.stats.ratings`):
+hand-computed cases, every mode of :func:`~arena.stats.ratings.table_results`, and synthetic bots of
 known strength playing partnerships and three-player tables."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from arena.ratings import (
+from arena.stats.ratings import (
     ELO_PER_NAT,
     PRIOR_DRAWS,
     PRIOR_SD,

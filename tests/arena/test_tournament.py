@@ -1,4 +1,5 @@
-"""Tournaments (:mod:`arena.tournament`): the schedule, the configuration, and playing it with
+"""Tournaments (:mod:`arena.tournament.runner`): the schedule, the configuration, and playing it
+with
 the built-in bots, concurrently or not, resumed or not."""
 
 from __future__ import annotations
@@ -13,13 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.botspec import BotSpec
-from arena.judge import judge
-from arena.match import MatchError
-from arena.referee import Clock
-from arena.standings import standings
-from arena.store import GameRow, Store
-from arena.tournament import (
+from arena.play.match import MatchError
+from arena.play.referee import Clock
+from arena.records.judge import judge
+from arena.seats.botspec import BotSpec
+from arena.tournament.runner import (
     TABLE_TASKS,
     TASK_GAMES,
     Config,
@@ -31,6 +30,8 @@ from arena.tournament import (
     run_task,
     schedule,
 )
+from arena.tournament.standings import standings
+from arena.tournament.store import GameRow, Store
 from engine.rules import Rules
 
 HERE = Path(__file__).resolve().parent
@@ -504,7 +505,7 @@ def test_a_bot_that_fails_in_a_tasks_last_game_starts_afresh_for_the_next(
 
 HALF_A_RESULT = """
 import concurrent.futures, multiprocessing, os, struct, sys
-from arena.tournament import stop_workers
+from arena.tournament.runner import stop_workers
 
 if __name__ == "__main__":
     pool = concurrent.futures.ProcessPoolExecutor(

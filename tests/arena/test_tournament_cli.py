@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from arena.botspec import BotSpec
-from arena.store import Store
-from arena.tournament import Config
+from arena.seats.botspec import BotSpec
+from arena.tournament.runner import Config
+from arena.tournament.store import Store
 from bots import DEFAULT_TOURNAMENT
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,12 +19,10 @@ from typing import Any
 
 import pytest
 
-from arena.botspec import BotSpec
-from arena.judge import judge
-from arena.match import rotations
-from arena.standings import standings
-from arena.store import FORMAT, GameRow, Store, StoreError
-from arena.tournament import (
+from arena.play.match import rotations
+from arena.records.judge import judge
+from arena.seats.botspec import BotSpec
+from arena.tournament.runner import (
     TASK_GAMES,
     Config,
     Task,
@@ -34,6 +32,8 @@ from arena.tournament import (
     schedule,
     seatings,
 )
+from arena.tournament.standings import standings
+from arena.tournament.store import FORMAT, GameRow, Store, StoreError
 from engine.modes import Mode
 from engine.rules import Rules
 

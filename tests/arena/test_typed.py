@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from arena import wire
-from arena.connection import Connection, InProcessConnection
-from arena.referee import Clock, Referee
+from arena.play.referee import Clock, Referee
+from arena.seats import wire
+from arena.seats.connection import Connection, InProcessConnection
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot, View

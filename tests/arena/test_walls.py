@@ -25,13 +25,13 @@ from typing import Any
 import pytest
 from arena_support import a_request, hostile, wait_until
 
-from arena import limits
-from arena import sandbox as sb
-from arena.connection import BotCrashed, BotError
-from arena.limits import groups_left
-from arena.process import ProcessConnection
-from arena.referee import Clock, GameOutcome, Referee
-from arena.sandbox import resolve_sandbox
+from arena.play.referee import Clock, GameOutcome, Referee
+from arena.seats import limits
+from arena.seats import sandbox as sb
+from arena.seats.connection import BotCrashed, BotError
+from arena.seats.limits import groups_left
+from arena.seats.process import ProcessConnection
+from arena.seats.sandbox import resolve_sandbox
 from engine.rules import HOYLE
 
 SANDBOX = resolve_sandbox("auto")

@@ -1,4 +1,5 @@
-"""arena.wire: every line between the referee and a bot is logged once, with its direction, the
+"""arena.seats.wire: every line between the referee and a bot is logged once, with its direction,
+the
 bot's name and the time, by both kinds of connection; nothing is built while nobody listens; a
 tap collects the lines; ``--log-wire`` and ``GIN_ARENA_LOG_WIRE`` write them to a file."""
 
@@ -14,10 +15,10 @@ from pathlib import Path
 import pytest
 from arena_support import CLOCK, ROOT, cli_env, run_cli
 
-from arena import wire
-from arena.connection import Connection, InProcessConnection
-from arena.process import ProcessConnection
-from arena.referee import Referee
+from arena.play.referee import Referee
+from arena.seats import wire
+from arena.seats.connection import Connection, InProcessConnection
+from arena.seats.process import ProcessConnection
 from bots.greedy import GreedyBot
 from engine.rules import HOYLE
 from protocol import messages as m

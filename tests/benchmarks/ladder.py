@@ -1,6 +1,6 @@
 """The strength ladder: mirrored games between pairs of built-in bots, with 95% intervals.
 
-Every pair plays ``--games`` games in-process (arena.match.Match, mirrored: each deal is played
+Every pair plays ``--games`` games in-process (arena.play.match.Match, mirrored: each deal is played
 twice with the bots swapping seats), split into fixed blocks of games so that the results do not
 depend on how many processes play them. Prints a Markdown table; ``--json`` writes the numbers.
 
@@ -40,9 +40,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BotSpec, resolve
-from arena.match import Match, game_seeds
-from arena.referee import Clock
+from arena.play.match import Match, game_seeds
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec, resolve
 from bots import BUILTIN
 from engine.rules import Rules
 

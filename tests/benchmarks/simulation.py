@@ -8,7 +8,8 @@ rows:
 - gin-rummy-arena, engine: ``Hand.copy()`` of a dealt hand (as OpenSpiel clones one), or a new
   ``Hand`` dealt from a seed; then ``legal_actions()`` and ``apply_unchecked()``;
 - gin-rummy-arena, referee: ``gin-arena match random random --hands N`` as a user runs it with
-  in-process bots (:class:`arena.match.Match`): every request, reply and event as typed protocol
+  in-process bots (:class:`arena.play.match.Match`): every request, reply and event as typed
+  protocol
   messages, every action checked;
 - OpenSpiel: ``state.clone()`` of a dealt state, or a new state dealt by chance nodes;
   ``legal_actions()`` and ``apply_action()``;
@@ -43,9 +44,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from arena import wire  # noqa: E402
-from arena.botspec import BotSpec  # noqa: E402
-from arena.match import Match  # noqa: E402
+from arena.play.match import Match  # noqa: E402
+from arena.seats import wire  # noqa: E402
+from arena.seats.botspec import BotSpec  # noqa: E402
 from engine.hand import Hand  # noqa: E402
 from engine.rules import HOYLE  # noqa: E402
 

@@ -22,9 +22,9 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 from workload import deals
 
-from arena import wire
-from arena.botspec import BotSpec
-from arena.match import Match
+from arena.play.match import Match
+from arena.seats import wire
+from arena.seats.botspec import BotSpec
 from engine.cards import CardSet, card_names, cards_of, deadwood_value, format_cards, parse_cards
 from engine.hand import Hand
 from engine.melds import (

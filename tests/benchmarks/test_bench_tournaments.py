@@ -1,4 +1,5 @@
-"""pytest-benchmark groups for tournaments (``tox -e bench``), through :func:`arena.tournament.run`
+"""pytest-benchmark groups for tournaments (``tox -e bench``), through
+:func:`arena.tournament.runner.run`
 as the ``tournament`` command calls it, each round a new database:
 
 - the default tournament's bots (in-process), with one worker and with two;
@@ -22,9 +23,9 @@ from typing import Any
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from arena.botspec import BotSpec, resolve
-from arena.store import Store
-from arena.tournament import Config, run
+from arena.seats.botspec import BotSpec, resolve
+from arena.tournament.runner import Config, run
+from arena.tournament.store import Store
 from bots import DEFAULT_TOURNAMENT
 
 pytestmark = pytest.mark.slow

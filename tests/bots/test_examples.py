@@ -23,10 +23,10 @@ from typing import IO, Any
 
 import pytest
 
-from arena.botspec import Launch, resolve
-from arena.connection import Connection
-from arena.match import Match
-from arena.referee import Clock, Referee
+from arena.play.match import Match
+from arena.play.referee import Clock, Referee
+from arena.seats.botspec import Launch, resolve
+from arena.seats.connection import Connection
 from engine.cards import VALUES, parse_card
 from engine.hand import BIG_GIN, DRAW_DISCARD, DRAW_STOCK, PASS, ActionKind, Hand, HandEnd, Phase
 from engine.hand import Action as EngineAction

@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 import pytest
 from test_strong import OTHER, Table, deal, table_with_upcard
 
-from arena import wire
-from arena.botspec import resolve
-from arena.connection import InProcessConnection
-from arena.match import Match
-from arena.referee import Referee
+from arena.play.match import Match
+from arena.play.referee import Referee
+from arena.seats import wire
+from arena.seats.botspec import resolve
+from arena.seats.connection import InProcessConnection
 from bots import strong
 from bots.greedy import GreedyBot
 from bots.random import RandomBot

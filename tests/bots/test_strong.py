@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from arena.botspec import resolve
-from arena.match import Match, MatchResult
-from arena.referee import Referee
+from arena.play.match import Match, MatchResult
+from arena.play.referee import Referee
+from arena.seats.botspec import resolve
 from bots import strong
 from bots.strong import (
     KEPT_AT_LEAST,

@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.connection import (
+from arena.play.referee import Clock, Referee
+from arena.seats.connection import (
     FAILURE_REASONS,
     Connection,
     InProcessConnection,
@@ -28,7 +29,6 @@ from arena.connection import (
     check_reply,
     decode_bot_line,
 )
-from arena.referee import Clock, Referee
 from bots.greedy import GreedyBot
 from engine.rules import HOYLE
 from protocol import codec

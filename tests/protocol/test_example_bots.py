@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.connection import Connection, InProcessConnection
-from arena.process import ProcessConnection
-from arena.referee import Clock, Referee
+from arena.play.referee import Clock, Referee
+from arena.seats.connection import Connection, InProcessConnection
+from arena.seats.process import ProcessConnection
 from bots.greedy import GreedyBot
 from bots.sdk import Bot
 from engine.rules import Rules

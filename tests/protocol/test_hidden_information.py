@@ -7,7 +7,7 @@ protocol/views.py: every message about the cards (``hand_start``, a request's ``
 referee sends nothing else about them. Each trial plays a hand through the real referee, works
 out which cards player P never sees, deals a second deck that moves only those cards around (with
 another seed), replays the same actions and compares every line P received in the two runs, as
-taken off the wire (arena.wire.tap); every one of those kinds of message is among the lines
+taken off the wire (arena.seats.wire.tap); every one of those kinds of message is among the lines
 compared.
 
 What P sees: its own deal, the first upcard, the cards it draws from the stock and every card
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from arena import wire
-from arena.connection import InProcessConnection
-from arena.referee import GameOutcome, Referee
+from arena.play.referee import GameOutcome, Referee
+from arena.seats import wire
+from arena.seats.connection import InProcessConnection
 from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot, View

@@ -115,7 +115,7 @@ def test_progress_lines_when_stderr_is_not_a_terminal(league: Path, tmp_path: Pa
 def test_a_progress_line_every_few_seconds_within_a_part(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from arena import report_cmd
+    from arena.cli import report as report_cmd
 
     now = [0.0]
     monkeypatch.setattr(report_cmd.time, "monotonic", lambda: now[0])

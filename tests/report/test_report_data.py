@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 from arena_support import hostile, run_cli
 
-from arena.record import read_games
+from arena.records.record import read_games
 from arena.report.data import (
     HISTOGRAM_EDGES_MS,
     ReportError,

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from arena.cli import main
+from arena.cli.main import main
 from arena.report import plots
 from arena.report.data import build, from_record, from_store
 from arena.report.html import render, script_json

@@ -10,7 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 from arena_support import cli_env  # the arena tests' helpers
 
-from arena.referee import Referee
+from arena.play.referee import Referee
 from engine import Rules
 from protocol import codec
 from protocol import messages as m

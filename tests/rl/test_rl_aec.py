@@ -12,9 +12,9 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402 - after the skip
 
-from arena.connection import InProcessConnection  # noqa: E402
-from arena.referee import Referee  # noqa: E402
+from arena.play.referee import Referee  # noqa: E402
 from arena.rl.aec import AGENTS, env, raw_env  # noqa: E402
+from arena.seats.connection import InProcessConnection  # noqa: E402
 from bots.encoding import ACTIONS, encode  # noqa: E402
 from bots.policy import PolicyBot  # noqa: E402
 from engine import PRESETS, IllegalAction, Rules  # noqa: E402

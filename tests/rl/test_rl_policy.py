@@ -13,8 +13,8 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from arena.connection import Connection, InProcessConnection  # noqa: E402 - after the skip
-from arena.referee import Referee  # noqa: E402
+from arena.play.referee import Referee  # noqa: E402
+from arena.seats.connection import Connection, InProcessConnection  # noqa: E402 - after the skip
 from bots.encoding import action_mask, encode  # noqa: E402
 from bots.policy import DEFAULT_NAME, PolicyBot, first_legal, script_name  # noqa: E402
 from bots.sdk import View  # noqa: E402

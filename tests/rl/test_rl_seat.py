@@ -16,10 +16,10 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402 - after the skip
 
-from arena.botspec import BotSpec, Launch  # noqa: E402
-from arena.process import ProcessConnection  # noqa: E402
-from arena.referee import Clock  # noqa: E402
+from arena.play.referee import Clock  # noqa: E402
 from arena.rl.single import OpponentError, SeatEnv  # noqa: E402
+from arena.seats.botspec import BotSpec, Launch  # noqa: E402
+from arena.seats.process import ProcessConnection  # noqa: E402
 from bots.encoding import ACTIONS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))

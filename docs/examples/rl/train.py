@@ -78,9 +78,9 @@ from linear import (  # noqa: E402
     save_weights,
 )
 
-from arena.botspec import BotSpecError  # noqa: E402
 from arena.rl.aec import AGENTS, Episode, raw_env  # noqa: E402
 from arena.rl.single import OpponentError, SeatEnv  # noqa: E402
+from arena.seats.botspec import BotSpecError  # noqa: E402
 
 SELF_PLAY: Final = "self"
 REWARD_SCALE: Final = 25.0

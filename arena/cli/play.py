@@ -1,0 +1,253 @@
+"""``gin-arena play``: play Gin Rummy against a bot in the terminal.
+
+The human is a :class:`arena.seats.human.HumanBot`, run in this process by the ordinary referee
+(:class:`arena.play.match.Match`) against the bot named, so every rule is enforced by the same code
+as
+in any match. The human always sits in seat 0 of a two-player game; the deals and the first
+dealer come from the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.cli.options import (
+    add_clock_arguments,
+    add_process_arguments,
+    add_rules_arguments,
+    logs_from,
+    positive_int,
+    rules_from,
+    sandbox_from,
+    seed_from,
+)
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec, Launch, load_bots_file, resolve
+from arena.seats.connection import Connection, InProcessConnection
+from arena.terminal import printable
+from bots import BUILTIN
+
+if TYPE_CHECKING:
+    from arena.play.match import GameReport, MatchResult
+    from arena.seats.human import HumanBot
+
+HELP = "play a game against a bot in the terminal"
+DESCRIPTION = f"""\
+Play Gin Rummy against a bot in the terminal: one game to the rules' target score (or --games
+games, or --hands single hands). The referee is the one every match uses, so every rule is
+enforced: an action that is not legal now is refused with the reason, and asked for again.
+
+A bot is the name of a built-in bot ({", ".join(BUILTIN)}), the name of an entry of the --bots
+file, or a command line (split like a shell would, never run through a shell), e.g.
+"python3 mybot.py --level 2".
+
+At each decision the screen shows the scores, the discard pile, the stock, the cards the bot is
+known to hold, and your hand sorted by suit with its best melds and deadwood, then a numbered
+menu of the legal actions. Answer with the number of an action, or type it:
+  7h, 10d, TD       discard that card          k 7h, knock 7h   discard 7H and knock
+  d, draw, stock    draw from the stock        t, take          take the discard pile's top card
+  p, pass           pass on the first upcard   ?, help          the commands
+  q, quit           leave (asks first: the game in progress is forfeited)
+
+examples:
+  gin-arena play greedy
+  gin-arena play strong --rules oklahoma --name Ann
+  gin-arena play random --target 50 --seed 7
+  gin-arena play "python3 mybot.py" --move-time 5
+  gin-arena play strong --record mine.jsonl   # then: gin-arena replay mine.jsonl
+
+The move clock applies to both players; yours counts only the CPU time this program uses to draw
+the screen, never the time you take to think (a bot in this process is judged on CPU time), so
+--move-time is for the bot (at least 0.25 s a move, with --grace and --time-bank). Exit status:
+0 when the games are over or you quit (or the input ends), 1 when the bot cannot start, 2 for bad
+arguments, 130 on Ctrl-C.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bot", metavar="BOT", help="the bot to play against")
+    parser.add_argument("--name", default="you", help="your name in the scores (default: you)")
+    count = parser.add_mutually_exclusive_group()
+    count.add_argument("--games", type=positive_int, default=None, help="games to play (default 1)")
+    count.add_argument(
+        "--hands",
+        type=positive_int,
+        default=None,
+        help="play this many single hands instead of games",
+    )
+    parser.add_argument(
+        "--target",
+        type=positive_int,
+        default=None,
+        help="the score that wins a game (the same as --set game_target=N)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="match seed (default: a random one, printed at the end)",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write the game records to this JSONL file, as match --record does (replaced once "
+        "the first game has started; a game you left ends in your forfeit)",
+    )
+    add_rules_arguments(parser)
+    add_clock_arguments(parser)
+    parser.add_argument(
+        "--bots",
+        type=Path,
+        help='a TOML bots file to look BOT up in (README.md, "Bots files")',
+    )
+    add_process_arguments(parser)
+
+
+HUMAN_SECONDS = 0.25
+"""The least time a move may have here: the human's moves are charged the CPU time of drawing
+their screens (about 2 ms, rarely over 15), never the time they think."""
+_LAUNCH = Launch()
+
+
+@dataclass(frozen=True, slots=True)
+class HumanSpec(BotSpec):
+    """The human's seat: its :class:`~arena.seats.human.HumanBot`, run in this process. The same bot
+    is handed over whenever the seat is (re)connected, so what it shows carries over."""
+
+    human: HumanBot | None = None
+
+    @property
+    def command_line(self) -> str:
+        return "human"
+
+    def connect(
+        self, workdir: Path, launch: Launch = _LAUNCH, display_name: str | None = None
+    ) -> Connection:
+        human = self.human
+        if human is None:
+            raise RuntimeError("a HumanSpec needs its HumanBot")
+        return InProcessConnection(display_name or self.name, lambda: human)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.cli.match import Interrupt, RecordFile
+    from arena.play.match import Match, MatchError
+    from arena.play.referee import RecordWriteError
+    from arena.seats.human import HumanBot, Quit
+
+    rules = rules_from(args.rules, args.options)
+    if args.target is not None:
+        rules = rules.replace(game_target=args.target)
+    clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
+    if clock.move + clock.grace + clock.bank < HUMAN_SECONDS:
+        raise ValueError(
+            f"--move-time with --grace and --time-bank must give at least {HUMAN_SECONDS:g} s a "
+            "move: your own moves are charged the CPU time of drawing the screen"
+        )
+    seed = seed_from(args.seed)
+    if not args.name.strip():
+        raise ValueError("--name must not be empty")
+    single = args.hands is not None
+    count = args.hands if single else (args.games if args.games is not None else 1)
+    known = load_bots_file(args.bots) if args.bots else {}
+    opponent = resolve(args.bot, known)
+    sandbox = sandbox_from(args.sandbox, (opponent,), in_process=True)
+    logs = logs_from(args.logs)
+    record = RecordFile(args.record) if args.record else None
+
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401 - line editing and history for input()
+
+    console = Console(highlight=False, emoji=False, markup=False)
+    human = HumanBot(console)
+    me = HumanSpec(args.name.strip(), human=human)
+    match = Match(
+        (me, opponent),
+        rules,
+        clock,
+        games=count,
+        single_hands=single,
+        seed=seed,
+        memory_mb=args.memory_mb,
+        cpu_seconds=args.cpu_seconds,
+        pids=args.pids,
+        sandbox=sandbox,
+        hidden=() if record is None else record.paths,
+        workdir=logs,
+    )
+    names = match.names()
+    human.names = (names[0], names[1])
+    shown = [printable(name) for name in names]
+    unit = "hand" if single else "game"
+    interrupt = Interrupt()
+    finished = 0  # games over when the human left between two of them
+
+    def on_game(report: GameReport, result: MatchResult) -> None:
+        interrupt.check()
+        if human.quit is not None:
+            raise human.quit
+        failure = report.outcome.failure
+        if failure is not None and report.failed == 1:
+            rule = f" [{failure.rule}]" if failure.rule else ""
+            message = printable(failure.message)
+            console.print(f"{shown[1]} forfeits: {failure.reason}{rule}: {message}")
+        if result.played < count:
+            nonlocal finished
+            finished = result.played
+            human.wait(f"{unit.capitalize()} {result.played + 1} of {count} is next.")
+            finished = 0
+
+    console.print(
+        f"{shown[0]} v {shown[1]}: {count} {unit}{'s' if count != 1 else ''}, rules {args.rules}"
+        + (f" ({printable(', '.join(args.options))})" if args.options else "")
+        + ("" if single else f", game to {rules.game_target}")
+        + ". Type ? at a prompt for help, q to quit."
+    )
+    kept = "" if record is None else f" The record is in {printable(str(record.path))}."
+    try:
+        try:
+            with interrupt:
+                result = match.play(
+                    record=None if record is None else record.open(), on_game=on_game, keep=False
+                )
+        finally:
+            if record is not None:
+                record.close()
+    except Quit as left:
+        console.print()
+        if finished:
+            console.print(
+                f"You left after {finished} of {count} {unit}s ({left}). Seed {seed}.{kept}"
+            )
+        else:
+            console.print(
+                f"You left the {unit} ({left}): it counts as forfeited. Seed {seed}.{kept}"
+            )
+        return 0
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the {unit} is abandoned (seed {seed})", file=sys.stderr)
+        return 130
+    except MatchError as error:
+        print(f"gin-arena play: {printable(str(error), lines=True)}", file=sys.stderr)
+        return 1
+    except RecordWriteError as error:
+        print(f"gin-arena play: {printable(str(error))}", file=sys.stderr)
+        return 1
+    wins, losses = result.wins(0), result.losses(0)
+    console.print()
+    console.print(
+        f"{shown[0]} won {wins} and {shown[1]} won {losses} of {result.played} {unit}"
+        + ("s" if result.played != 1 else "")
+        + (f" ({result.draws()} drawn)" if result.draws() else "")
+        + f"; seed {seed}."
+        + kept
+    )
+    return 0

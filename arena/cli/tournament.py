@@ -1,0 +1,491 @@
+"""``gin-arena tournament``: play a tournament into its database and print the standings."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import os
+import shlex
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.cli.options import (
+    add_clock_arguments,
+    add_mode_argument,
+    add_process_arguments,
+    add_rules_arguments,
+    logs_from,
+    positive_int,
+    rules_from,
+    sandbox_from,
+)
+from arena.play.match import MatchError
+from arena.seats import wire
+from arena.seats.botspec import BotSpec, BotSpecError, load_bots_file, resolve
+from arena.terminal import printable
+from arena.tournament import cluster
+from arena.tournament.runner import (
+    CLOCK_FIELDS,
+    KINDS,
+    RESTARTS,
+    Config,
+    Task,
+    Venue,
+    bot_digest,
+    check_anchor,
+    check_bots,
+    new_config,
+    probe,
+    resume_config,
+    schedule,
+)
+from arena.tournament.runner import run as play_games
+from arena.tournament.standings import FORMATS, render, standings
+from arena.tournament.store import GameRow, Store, StoreError
+from bots import DEFAULT_TOURNAMENT
+from engine.modes import Mode
+
+HELP = "a round-robin or gauntlet of bots in any format, resumable, ranked by Elo"
+DESCRIPTION = f"""\
+Play a tournament and print the standings: Elo from a Bradley-Terry fit over all games, with 95%
+intervals, the likelihood of superiority (LOS) over the next bot, and failure counts.
+
+With no bots named: a round-robin of the quick built-in bots ({", ".join(DEFAULT_TOURNAMENT)}). The
+`search` bot takes some 20 times as long a move: name the bots to include it, e.g.
+--bot strong=strong --bot search=search.
+
+examples:
+  gin-arena tournament
+  gin-arena tournament --bot mine="python3 mybot.py" --bot greedy=greedy --games-per-table 100
+  gin-arena tournament --bots bots.toml --kind gauntlet --db league.sqlite
+  gin-arena tournament --mode three-player --bots bots.toml --games-per-table 30
+  gin-arena tournament --db league.sqlite --resume
+
+Every game is committed to the SQLite database (--db) as it finishes. Interrupted in any way, the
+same database with --resume plays exactly the games still missing. The configuration is stored in
+the database; --resume refuses a different one.
+
+formats (--mode): a table is the bots of one game. two-player and hollywood: every pair of bots;
+three-player: every three bots; partnership: every four bots, split into two teams in each of the
+three ways (every bot partners and faces every other equally often). A gauntlet plays only the
+tables that seat the first bot. Mirrored, each deal of a table is played once in each seating: two
+seats, twice; three-player, three times (every bot in every seat); partnership, twice (the teams
+swapping sides); --games-per-table must then be a multiple of that. The ratings count a
+partnership game as a game between the two teams (a team's strength is the sum of its bots'), and
+a three-player game as one result against each of the other two players.
+"""
+BOTS_FILE = """\
+bots files (--bots FILE; README.md, "Bots files"; an example: docs/examples/bots.toml): TOML, one
+[[bot]] table a bot, every bot of the file playing in the file's order (the first is a gauntlet's),
+then those of --bot:
+
+  [[bot]]
+  name = "mine"                  # required, unique: its name in tables and on the command line
+  command = "python3 mybot.py"   # required: a command line (split like a shell would, never run
+                                 # through a shell), a list ["python3", "mybot.py"] or a built-in
+                                 # bot's name ("greedy")
+  cwd = "bots/mine"              # optional: the directory it runs in (default: a new, empty one)
+  env = { MYBOT_DEPTH = "4" }    # optional: variables added to its minimal environment
+
+Relative paths are relative to the bots file's directory: cwd, and in command the program when it
+is a path (./mybot) and every argument naming an existing file (mybot.py), against cwd if given.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = BOTS_FILE
+    parser.add_argument(
+        "--bot",
+        action="append",
+        metavar="NAME=COMMAND",
+        help="a bot: a name and a command line or built-in bot name (repeatable)",
+    )
+    parser.add_argument(
+        "--bots", type=Path, help="a TOML bots file: every bot in it plays (see below)"
+    )
+    parser.add_argument(
+        "--kind",
+        choices=KINDS,
+        help="round-robin (default) or gauntlet (the first bot against each of the others; in "
+        "the three- and four-player formats, the tables that seat the first bot)",
+    )
+    add_mode_argument(
+        parser,
+        help="the format: two-player (default), hollywood (two bots a game, three games scored "
+        "at once), three-player (three bots a game, from at least three) or partnership (two "
+        "teams of two a game, from at least four bots); docs/RULES.md R23-R25",
+    )
+    parser.set_defaults(mode=None)  # given or not: a resumed tournament keeps its own
+    parser.add_argument(
+        "--games-per-table",
+        "--games-per-pair",
+        dest="games_per_pair",
+        type=int,
+        metavar="N",
+        help="games per table: per pair of bots in two-player and hollywood (default 60; "
+        "mirrored, a multiple of 2, or of 3 in three-player)",
+    )
+    parser.add_argument(
+        "--no-mirror",
+        dest="mirror",
+        action="store_const",
+        const=False,
+        help="do not replay each deal in every seating (seats swapped, teams swapped, or "
+        "every bot in every seat), each game its own deal",
+    )
+    parser.add_argument(
+        "--restart",
+        choices=RESTARTS,
+        help="when a bot's process starts afresh: failure (default: only after it failed, and "
+        "for each seating of mirrored deals; a worker's bot process plays every game of its "
+        "table and seating that the worker plays), task "
+        "(also every 20 games or fewer, fixed by the configuration, so that a bot that keeps "
+        "state from game to game plays reproducibly and a resumed run replays it exactly) or "
+        "game (before every game)",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="games at once, in worker processes (default and most: the number of cores)",
+    )
+    parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster: its address (HOST:PORT), auto (the cluster "
+        "this machine belongs to) or local (start one here); this process keeps the database "
+        "(needs pip install 'gin-rummy-arena[ray]'; docs/DISTRIBUTED.md)",
+    )
+    parser.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="allow --concurrency above the number of cores (bots then compete for the CPU "
+        "and lose games on time that they would not lose alone)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="tournament seed (default: a random one, stored and printed at the end; a seed "
+        "given here makes every deal predictable to anyone who knows it)",
+    )
+    add_rules_arguments(parser)
+    add_clock_arguments(parser)
+    for name in ("rules", "move_time", "time_bank", "grace", "startup_time", "quit_time"):
+        parser.set_defaults(**{name: None})
+    parser.set_defaults(options=None)
+    parser.add_argument(
+        "--db",
+        type=Path,
+        help="the tournament database (default: a new "
+        "tournament-DATE.sqlite in the current directory)",
+    )
+    parser.add_argument("--resume", action="store_true", help="finish the tournament in --db")
+    parser.add_argument("--anchor", help="rate this bot 0 (default: the mean is 0)")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="standings format")
+    parser.add_argument(
+        "--subprocess",
+        action="store_const",
+        const=True,
+        help="run built-in bots as subprocesses too",
+    )
+    add_process_arguments(parser)
+    wire.add_wire_argument(parser)
+
+
+def _bots(args: argparse.Namespace) -> tuple[BotSpec, ...]:
+    specs: list[BotSpec] = []
+    if args.bots is not None:
+        specs.extend(load_bots_file(args.bots).values())
+    for text in args.bot or []:
+        name, sep, command = text.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            raise BotSpecError(f"bad --bot {text!r}: write NAME=COMMAND, e.g. mine='./mybot'")
+        specs.append(resolve(command.strip(), name=name.strip()))
+    return tuple(specs)
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    """The configuration options given on the command line, as :class:`Config` fields (the
+    clock as a mapping of the fields given): what a new tournament sets, and what a resumed one
+    may only repeat."""
+    given: dict[str, Any] = {}
+    bots = _bots(args)
+    if bots:
+        given["bots"] = bots
+    for name in (
+        "kind",
+        "games_per_pair",
+        "mirror",
+        "seed",
+        "memory_mb",
+        "cpu_seconds",
+        "pids",
+        "restart",
+    ):
+        if getattr(args, name) is not None:
+            given[name] = getattr(args, name)
+    if args.mode is not None:
+        given["mode"] = Mode.parse(args.mode)
+    if args.subprocess is not None:
+        given["in_process"] = not args.subprocess
+    if args.rules is not None or args.options is not None:
+        given["rules"] = rules_from(args.rules or "hoyle", args.options or [])
+    clock = {
+        field: value
+        for field, value in zip(
+            CLOCK_FIELDS,
+            (args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time),
+            strict=True,
+        )
+        if value is not None
+    }
+    if clock:
+        given["clock"] = clock
+    return given
+
+
+def run(args: argparse.Namespace) -> int:
+    wire.enable(args.log_wire)
+    cores = os.cpu_count() or 1
+    if args.concurrency > cores and not args.oversubscribe and args.ray is None:
+        raise ValueError(
+            f"--concurrency {args.concurrency} is more than the {cores} cores of this machine: "
+            "bots would compete for the CPU and lose games on time; use at most "
+            f"--concurrency {cores}, or add --oversubscribe to run that many anyway"
+        )
+    logs = logs_from(args.logs)
+    given = _given(args)
+    if args.resume:
+        if args.db is None:
+            raise ValueError("--resume needs --db PATH: the database of the tournament to finish")
+        db: Path = args.db
+        where = repr(str(db))
+        store = Store.open(db, lock=True)
+        try:
+            config = resume_config(Config.from_stored(store.config(), where), where, **given)
+            check_bots(config, {name: row[2] for name, row in store.bots().items()}, where)
+        except BaseException:
+            store.close()
+            raise
+    else:
+        bots = given.pop("bots", None) or tuple(resolve(name) for name in DEFAULT_TOURNAMENT)
+        config = new_config(bots, **given)
+        db = args.db or Path(datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S.sqlite"))
+        if db.exists():
+            raise StoreError(
+                f"{str(db)!r} already exists: resume it with --resume, or choose another --db"
+            )
+    check_anchor(args.anchor, config)
+    sandbox = sandbox_from(args.sandbox, config.bots, config.in_process)
+    secret = [db.resolve()] + [Path(f"{db.resolve()}{end}") for end in ("-wal", "-shm")]
+    venue = Venue(
+        sandbox="bwrap" if sandbox is not None else "none",
+        hidden=tuple(str(p) for p in secret),
+        logs=None if logs is None else str(logs),
+    )
+    ray = None
+    if args.ray is not None:
+        try:
+            ray = cluster.connect(args.ray)
+            found = cluster.probe(ray, config, venue)
+        except cluster.ClusterError as error:
+            if args.resume:
+                store.close()
+            _no_game(error)
+            if ray is not None:
+                cluster.disconnect()
+            return 1
+        if args.format == "table":
+            cpus = sum(node.cpus for node in found)
+            where = printable(args.ray)
+            print(f"Ray cluster {where}: {plural(len(found), 'node')}, {cpus} CPUs", flush=True)
+    if args.resume:
+        try:
+            if len(store.done()) < sum(len(task.games) for task in schedule(config)):
+                with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
+                    probe(config, Path(scratch), venue)
+        except MatchError as error:
+            store.close()
+            _no_game(error)
+            return 1
+        except BaseException:
+            store.close()
+            raise
+    else:
+        with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
+            try:
+                versions = probe(config, Path(scratch), venue)
+            except MatchError as error:
+                _no_game(error)
+                return 1
+        store = Store.create(
+            db,
+            config.to_json(),
+            [
+                (spec.name, spec.command_line, versions[spec.name], bot_digest(spec))
+                for spec in config.bots
+            ],
+        )
+        args.db = db
+    try:
+        return _play(args, config, store, venue)
+    finally:
+        store.close()
+        if ray is not None:
+            cluster.disconnect()
+
+
+def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    tasks = schedule(config)
+    total = sum(len(task.games) for task in tasks)
+    done_before = len(store.done())
+    names = config.names()
+    resume = f"gin-arena tournament --db {shlex.quote(str(args.db))} --resume"
+    quiet = args.format != "table"
+    if not quiet:
+        tables = len(config.tables())
+        print(
+            ("" if config.mode is Mode.TWO_PLAYER else f"{config.mode} ")
+            + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(map(printable, names))}): "
+            + (
+                plural(tables, "pair")
+                if config.mode.players == 2
+                else f"{plural(tables, 'table')} of {config.mode.players}"
+            )
+            + f", {plural(config.games_per_pair, 'game')} each"
+            + (", mirrored" if config.mirror else "")
+            + (f", seed {config.seed}" if args.seed is not None else "")
+            + f"; database {printable(str(args.db))}"
+            + (f"; resuming at {done_before} of {total} games" if done_before else ""),
+            flush=True,
+        )
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}", markup=False),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    games: list[GameRow] = list(store.games(records=False))
+    clock = Eta(tasks, games, args.concurrency)
+    plain = not console.is_terminal and not quiet
+    last_line = [time.monotonic()]
+    with progress:
+        bar = progress.add_task("games", total=total, completed=done_before, status="")
+
+        def on_game(row: GameRow) -> None:
+            games.append(dataclasses.replace(row, record=""))  # the record is in the database
+            clock.finished(row)
+            leader = max(names, key=lambda n: _score(games, n))
+            status = f"{clock.rate()} eta {clock.remaining()}  leader: {printable(leader)}"
+            progress.update(bar, advance=1, status=status)
+            now = time.monotonic()
+            if plain and now - last_line[0] >= PROGRESS_SECONDS:
+                last_line[0] = now
+                print(f"games {len(games)}/{total}  {status}", file=sys.stderr, flush=True)
+
+        try:
+            if args.ray is not None:
+                cluster.run(cluster.connect(args.ray), config, store, on_game, venue=venue)
+            else:
+                play_games(
+                    config,
+                    store,
+                    args.concurrency,
+                    on_game,
+                    workdir=None if venue.logs is None else Path(venue.logs),
+                    venue=venue,
+                )
+        except KeyboardInterrupt:
+            progress.stop()
+            print(
+                f"\ninterrupted after {len(games)} of {total} games (all saved); "
+                f"resume with:\n  {printable(resume)}",
+                file=sys.stderr,
+            )
+            return 130
+    sys.stdout.write(render(standings(names, games, args.anchor, config.mode), args.format, games))
+    if not quiet:
+        database = printable(str(args.db))
+        print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}")
+    return 0
+
+
+def _no_game(error: Exception) -> None:
+    """Say on stderr why the tournament stopped before its first game, escaped for a terminal."""
+    print(
+        f"gin-arena tournament: {printable(str(error), lines=True)}; no game was played",
+        file=sys.stderr,
+    )
+
+
+PROGRESS_SECONDS = 10.0
+"""How often a tournament whose stderr is not a terminal prints a progress line."""
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+class Eta:
+    """The time left, weighted by the tables still to play: a table's games take as long as its
+    games so far (the mean of all games for a table not yet seen), spread over the workers. A
+    strong bot's table is slow and a random bot's quick, and the schedule plays tables in order,
+    so a plain games-per-second rate would be far off."""
+
+    def __init__(self, tasks: Sequence[Task], done: Sequence[GameRow], workers: int) -> None:
+        self._table_of = {g.number: task.table for task in tasks for g in task.games}
+        finished = {row.id for row in done}
+        self._left: dict[tuple[int, ...], int] = {}
+        for number, table in self._table_of.items():
+            if number not in finished:
+                self._left[table] = self._left.get(table, 0) + 1
+        self._seconds: dict[tuple[int, ...], list[float]] = {}
+        self._workers = max(1, workers)
+        self._started = time.monotonic()
+        self._played = 0
+
+    def finished(self, row: GameRow) -> None:
+        table = self._table_of.get(row.id)
+        if table is None:
+            return
+        self._played += 1
+        self._left[table] = max(0, self._left.get(table, 0) - 1)
+        self._seconds.setdefault(table, []).append(row.seconds)
+
+    def rate(self) -> str:
+        elapsed = time.monotonic() - self._started
+        return f"{self._played / elapsed:.1f}/s" if elapsed > 0 else ""
+
+    def remaining(self) -> str:
+        known = [s for times in self._seconds.values() for s in times]
+        if not known:
+            return "?"
+        overall = sum(known) / len(known)
+        work = 0.0
+        for table, left in self._left.items():
+            times = self._seconds.get(table)
+            work += left * (sum(times) / len(times) if times else overall)
+        seconds = round(work / self._workers)
+        return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _score(games: list[GameRow], name: str) -> float:
+    """The share of its games ``name`` won (a drawn game half), for the progress line's leader."""
+    played = [g for g in games if name in g.seats]
+    if not played:
+        return 0.0
+    return sum(1.0 if name in g.winners else 0.5 if g.side is None else 0.0 for g in played) / len(
+        played
+    )

@@ -1,0 +1,719 @@
+"""Bots as subprocesses: each in its own session and process group, with a minimal environment,
+its own working directory, stderr captured to a capped log file, every wait bounded, and the whole
+group killed at the end, with every descendant that left the group (:mod:`arena.seats.reaper`). With
+a
+:class:`~arena.seats.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the
+other
+bots and the network.
+
+Every wait on a bot is bounded: a reply has the move's deadline (``ask``'s timeout); a write
+has one too (the move's for a request, :data:`BACKSTOP_SECONDS` for events), and a bot that
+leaves its input unread past it is killed; when ``cpu_seconds`` is set, the kernel's CPU-time
+limit (``RLIMIT_CPU``) applies to the bot process as well. Writes never block: the pipe to the
+bot is non-blocking, and a full one is waited on with ``poll``.
+
+Events are not written one by one: they wait in an outbox and go with the next request, in one
+write (the bot reads them first, on that move's clock), or when the referee flushes the outbox at
+the end of a game, or when it holds :data:`OUTBOX_BYTES`.
+
+The bot's output is read by the referee's own thread when it waits for a line (``poll``, then
+one read of what has come): no reader thread stands between a reply and the referee, and a bot
+that writes when nobody asked cannot fill the referee's memory. Every line written to the bot or
+read from it is logged on the wire (:mod:`arena.seats.wire`) as it is written or read.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import errno
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Final
+
+from arena.seats import limits, reaper, wire
+from arena.seats.connection import (
+    BotCrashed,
+    BotError,
+    BotStartupError,
+    BotTimeout,
+    Connection,
+    MalformedMessage,
+    ProtocolViolation,
+    check_ready,
+    check_reply,
+    decode_bot_line,
+)
+from arena.seats.limits import BotGroup, LimitError, Limits
+from arena.seats.programs import (
+    cannot_run_hint,
+    needs_interpreter,
+    resolve_command,
+    sandbox_startup_hint,
+)
+from arena.seats.sandbox import Sandbox, SandboxError
+from engine.hand import Action as EngineAction
+from protocol import messages as m
+from protocol.codec import ProtocolError, decode, encode, quote
+from protocol.convert import engine_action, reply_action
+from protocol.views import Decision, request_json
+
+BACKSTOP_SECONDS: Final = 2.0
+"""The deadline of a write of events: a bot that has not read its input by then is killed."""
+OUTBOX_BYTES: Final = 65536
+"""The events the outbox holds before they are written without waiting for a request."""
+LOG_LIMIT_BYTES: Final = 1 << 20
+"""Default cap of a bot's stderr log file (1 MiB); the rest is read and dropped."""
+QUIT_WAIT_SECONDS: Final = 2.0
+"""How long a bot may take to exit after ``quit`` before its group is killed (by default: long
+enough for a Python bot with heavy imports to end by itself)."""
+
+_PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TZ", "SYSTEMROOT")
+_CHUNK: Final = 65536
+_READ_BUDGET: Final = m.MAX_LINE_BYTES + 2 + _CHUNK
+"""The most bytes of a bot's output read at once: more than a whole reply line, so that a reply
+is never cut, and bounded, so that a bot writing without pause cannot hold the referee."""
+_LOG_THROTTLE_SECONDS: Final = 0.01
+"""The pause between reads of a bot's stderr once its log is full: a bot that floods its stderr
+is slowed, not the referee."""
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def _now() -> float:
+    """The clock of moves (a function, so that tests can drive it)."""
+    return time.perf_counter()
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl
+
+
+_PRCTL: Final = _load_prctl()  # looked up here, so that a child between fork and exec only calls it
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (so that a referee killed with
+    SIGKILL leaves no bot or worker behind); a no-op elsewhere. ``parent`` closes the race with
+    a parent that died before the call."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if parent is not None and os.getppid() != parent:
+            os._exit(1)
+
+
+def minimal_env(extra: Mapping[str, str] | None, home: Path) -> dict[str, str]:
+    """The environment a bot gets: a few variables from ours, HOME and TMPDIR set to its working
+    directory, then the bot's own (from a bots file)."""
+    env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.setdefault("LANG", "C.UTF-8")
+    env["HOME"] = str(home)
+    env["TMPDIR"] = str(home)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def _check_program(program: str, env: Mapping[str, str], cwd: Path) -> None:
+    """Raise the error ``exec`` would for a program that cannot be run."""
+    if "/" in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        if not path.exists():
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+        if path.is_dir() or not os.access(path, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+        if needs_interpreter(path):  # which bwrap's execvp would run with /bin/sh
+            raise OSError(errno.ENOEXEC, os.strerror(errno.ENOEXEC), program)
+    elif shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+
+
+class ProcessConnection(Connection):
+    """A bot process speaking the protocol on its stdin and stdout."""
+
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        *,
+        workdir: Path,
+        log_path: Path,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        memory_mb: int | None = None,
+        cpu_seconds: int | None = None,
+        pids: int | None = None,
+        log_limit: int = LOG_LIMIT_BYTES,
+        quit_wait: float = QUIT_WAIT_SECONDS,
+        sandbox: Sandbox | None = None,
+        read_only: Sequence[Path] = (),
+        hidden: Sequence[Path] = (),
+    ) -> None:
+        """``workdir``: the bot's private directory (created at start); ``log_path``: where its
+        stderr goes (capped at ``log_limit`` bytes). ``quit_wait``: how long the bot may take to
+        exit on ``quit`` before it is killed. ``sandbox``: run the bot in it, with ``read_only``
+        paths visible and ``hidden`` paths (the tournament database, the record file) not; both
+        are ignored without a sandbox. The bots' working directories and logs must share a
+        parent directory, which the sandbox hides but for the bot's own directory.
+
+        ``memory_mb``, ``pids`` and ``cpu_seconds`` bound the bot, all its processes together,
+        where control groups are available (:mod:`arena.seats.limits`; None: the defaults
+        :data:`~arena.seats.limits.MEMORY_MB` and :data:`~arena.seats.limits.PIDS`, and no CPU
+        total);
+        elsewhere ``memory_mb`` and ``cpu_seconds`` bound each process (``RLIMIT_AS``,
+        ``RLIMIT_CPU``). With control groups the bot is frozen between its moves."""
+        if not argv:
+            raise ValueError(f"bot {name!r} has an empty command")
+        self.name = name
+        self.argv = list(argv)
+        self.workdir = workdir
+        self.cwd = cwd
+        self.extra_env = dict(env or {})
+        self.memory_mb = memory_mb
+        self.cpu_seconds = cpu_seconds
+        self.pids = pids
+        self.log_limit = log_limit
+        self.quit_wait = quit_wait
+        self.sandbox = sandbox
+        self.read_only = tuple(read_only)
+        self.hidden = tuple(hidden)
+        self._log_path = log_path
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stdin: IO[bytes] | None = None  # the bot's input, written by the referee
+        self._stdout: IO[bytes] | None = None  # the bot's output, read by the referee
+        self._group: BotGroup | None = None
+        self._lines = Lines()
+        self._threads: list[threading.Thread] = []
+        self._outbox: list[bytes] = []
+        self._ignored: frozenset[str] = frozenset()
+        self.honours_ignores = True
+        """Leave out the events the bot says it ignores (``ready.ignores``); the bot checker
+        sends every event all the same, to see that the bot copes with each."""
+        self._output: select.poll | None = None  # the bot's stdout, to wait for its lines
+        self._outbox_bytes = 0
+        self._closed = False
+        self._parent = os.getpid()
+        self._tie_to_parent = False
+        self.quit_by_itself: bool | None = None
+        """After close(): whether the bot exited on quit before the kill."""
+
+    @property
+    def log_path(self) -> str:
+        return str(self._log_path)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    # -- start ------------------------------------------------------------------------------
+
+    def _before_exec(self) -> None:  # runs in the child between fork and exec
+        import resource
+
+        if self._tie_to_parent:
+            die_with_parent(self._parent)
+        if self._group is not None:
+            self._group.join()
+        elif self.memory_mb:  # without a control group, a bound per process
+            size = self.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if self.cpu_seconds:
+            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 1))
+        size = limits.FILE_MB * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    def _fresh_workdir(self) -> None:
+        """The bot's working directory, new and empty: nothing a process wrote there reaches a
+        later one (a mirrored deal's replay, the next game after a restart). In the sandbox the
+        bot gets a memory file system of its own there, so the directory is only made; without
+        it, what an earlier process left is removed. (Workers of a tournament that keep logs in
+        one directory start the same bot at once: neither may fail because the other is at it.)"""
+        if self.workdir.is_symlink() or self.workdir.is_file():
+            self.workdir.unlink(missing_ok=True)
+        elif self.sandbox is None and self.workdir.exists():
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+
+    def _limits(self) -> Limits:
+        return Limits(
+            memory_mb=limits.MEMORY_MB if self.memory_mb is None else self.memory_mb,
+            pids=limits.PIDS if self.pids is None else self.pids,
+            cpu_seconds=self.cpu_seconds,
+        )
+
+    def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        try:
+            self._fresh_workdir()
+        except OSError as error:
+            raise BotStartupError(
+                f"cannot make its working directory {str(self.workdir)!r}: "
+                f"{error.strerror or error}",
+                self.name,
+            ) from None
+        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._parent = os.getpid()
+        # Linux's parent-death signal follows the thread that forked: only tie the bot to the
+        # main thread, which lives as long as the process.
+        self._tie_to_parent = threading.current_thread() is threading.main_thread()
+        # Orphans of bots (a setsid grandchild, a daemon) come to us, to be killed at close().
+        reaper.become_subreaper()
+        env = minimal_env(self.extra_env, self.workdir)
+        argv: list[str] = self.argv
+        fds: tuple[int, ...] = ()
+        ends: list[int] = []  # the bot's ends of its stdin and stdout (sandbox), closed here
+        if limits.unavailable() is None:
+            try:
+                self._group = BotGroup.create(self.name, self._limits())
+                self._group.open_join()
+            except (LimitError, OSError) as error:
+                self._drop_group()
+                raise BotStartupError(f"cannot bound its resources: {error}", self.name) from None
+        try:
+            if self.sandbox is not None:
+                # In the sandbox a missing program is only bwrap's complaint in the log: say it
+                # here, as without a sandbox.
+                _check_program(self.argv[0], env, self.cwd or self.workdir)
+                if self.sandbox.bash is not None:
+                    # bwrap gets /dev/null, the bot its pipes as other descriptors, moved into
+                    # place inside: so bwrap holds no copy of them, and a bot that closes its
+                    # stdout is seen to at once.
+                    stdin_read, stdin_write = os.pipe()
+                    stdout_read, stdout_write = os.pipe()
+                    ends = [stdin_read, stdout_write]
+                    self._stdin = open(stdin_write, "wb", buffering=0)  # noqa: SIM115
+                    self._stdout = open(stdout_read, "rb", buffering=0)  # noqa: SIM115
+                argv, fds = self.sandbox.wrap(
+                    resolve_command(self.argv, env, self.cwd or self.workdir),
+                    workdir=self.workdir,
+                    cwd=self.cwd,
+                    read_only=self.read_only,
+                    hidden=self.hidden,
+                    env=env,
+                    die_with_parent=self._tie_to_parent,
+                    stdio=(ends[0], ends[1]) if ends else None,
+                    tmpfs_mb=self._limits().memory_mb or limits.MEMORY_MB,
+                )
+            piped = subprocess.DEVNULL if ends else subprocess.PIPE
+            with reaper.starting():
+                self._proc = subprocess.Popen(
+                    argv,
+                    stdin=piped,
+                    stdout=piped,
+                    stderr=subprocess.PIPE,
+                    cwd=self.cwd or self.workdir,
+                    env=env,
+                    start_new_session=True,
+                    pass_fds=(*fds, *ends),
+                    # Only prctl, setrlimit and a write to a control group's file run between
+                    # fork and exec, safe with threads.
+                    preexec_fn=self._before_exec,  # noqa: PLW1509
+                    bufsize=0,
+                )
+                reaper.register(self._proc.pid)
+            if not ends:
+                self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
+        except SandboxError as error:
+            self._drop_group()
+            raise BotStartupError(str(error), self.name) from None
+        except OSError as error:
+            self._drop_group()
+            sandbox = self.sandbox
+            bwrap = sandbox.bwrap if sandbox else None
+            how = f" (the sandbox {bwrap})" if bwrap and error.filename == bwrap else ""
+            why = "" if how else cannot_run_hint(self.argv[0], env, self.cwd or self.workdir)
+            raise BotStartupError(
+                f"cannot run {' '.join(self.argv)!r}{how}: {error.strerror or error}{why}",
+                self.name,
+            ) from None
+        finally:
+            for fd in (*fds, *ends):
+                os.close(fd)
+            if self._group is not None:
+                self._group.close_join()
+        proc = self._proc
+        assert proc.stderr is not None and self._stdin is not None and self._stdout is not None
+        thread = threading.Thread(
+            target=self._read_stderr, args=(proc.stderr,), daemon=True, name=self.name
+        )
+        thread.start()
+        self._threads.append(thread)
+        os.set_blocking(self._stdin.fileno(), False)  # see _write_out
+        os.set_blocking(self._stdout.fileno(), False)  # see _read
+        self._output = select.poll()
+        self._output.register(self._stdout.fileno(), select.POLLIN)
+        try:
+            self._write_out([encode(hello)], timeout)
+            line = self._receive(timeout)
+        except (BotTimeout, BotCrashed) as error:
+            detail = error.detail
+            if self.sandbox is not None and isinstance(error, BotCrashed):
+                hint = sandbox_startup_hint(self.argv, env, self.cwd or self.workdir)
+                detail = f"{detail}; {hint}"
+            raise BotStartupError(f"no answer to hello: {detail}", self.name) from None
+        except MalformedMessage as error:
+            raise BotStartupError(f"bad answer to hello: {error.detail}", self.name) from None
+        try:
+            ready = check_ready(decode_bot_line(line, self.name), hello, self.name)
+        except (MalformedMessage, ProtocolViolation) as error:
+            raise BotStartupError(error.detail, self.name) from None
+        if self.honours_ignores:
+            self._ignored = frozenset(ready.ignores or ()) & m.SKIPPABLE_EVENTS
+        self._pause()
+        return ready
+
+    def _drop_group(self) -> None:
+        group, self._group = self._group, None
+        if group is not None:
+            group.remove()
+
+    def _pause(self) -> None:
+        """Freeze the bot until it is written to again: it may compute only while a request is
+        open to it (no-op without control groups)."""
+        if self._group is not None:
+            self._group.freeze()
+
+    def _check_cpu(self) -> None:
+        """The bot's CPU total (all its processes) against ``cpu_seconds``: over it, the bot is
+        killed."""
+        group = self._group
+        if group is None or not self.cpu_seconds:
+            return
+        used = group.cpu_seconds()
+        if used is not None and used > self.cpu_seconds:
+            self._kill()
+            raise BotCrashed(
+                f"used {used:.2f} s of CPU time (all its processes), over the limit of "
+                f"--cpu-seconds {self.cpu_seconds}",
+                self.name,
+            )
+
+    def heeds(self, kind: str) -> bool:
+        """False for the events the bot said it ignores (``ready.ignores``): they are not sent."""
+        return kind not in self._ignored
+
+    # -- threads ----------------------------------------------------------------------------
+
+    def _read(self, wait: float) -> None:
+        """Read what the bot has written, waiting up to ``wait`` seconds for something (none:
+        only what is there already)."""
+        lines = self._lines
+        stdout = self._stdout
+        if lines.ended or stdout is None or self._output is None:
+            return
+        if not self._output.poll(wait * 1000):
+            return
+        fd = stdout.fileno()
+        taken = 0
+        while taken < _READ_BUDGET:  # bounded: a bot that never stops writing is judged
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            taken += len(chunk)
+            new = lines.feed(chunk) if chunk else lines.end()
+            if new and wire.enabled():
+                for line in new:
+                    wire.received(self.name, line)
+            if len(chunk) < _CHUNK:  # all there was (or the end)
+                return
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        with open(self._log_path, "ab") as log:
+            written = log.seek(0, os.SEEK_END)  # the cap holds for the file, across restarts
+            try:
+                while chunk := stream.read(65536):
+                    if written < self.log_limit:
+                        piece = chunk[: self.log_limit - written]
+                        log.write(piece)
+                        log.flush()
+                        written += len(piece)
+                        if written >= self.log_limit:
+                            log.write(b"\n[gin-arena: log truncated at the size cap]\n")
+                    else:
+                        time.sleep(_LOG_THROTTLE_SECONDS)
+            except (OSError, ValueError):
+                pass
+
+    # -- I/O --------------------------------------------------------------------------------
+
+    def _exit_note(self) -> str:
+        proc = self._proc
+        if proc is None:
+            return "not started"
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(0.2)
+        code = proc.returncode
+        if self._group is not None and self._group.oom_killed():
+            limit = self._limits().memory_mb
+            return f"was killed by the kernel: out of memory (over its limit of {limit} MiB)"
+        if code is None:
+            return "closed its stdout"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(-code).name}"
+            return f"was killed by signal {-code}"
+        if self.sandbox is not None and 128 < code < 128 + signal.NSIG:
+            # bwrap exits with 128 + the signal that killed the bot.
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(code - 128).name} (exit code {code})"
+        return f"exited with code {code}"
+
+    def _write_out(self, lines: list[bytes], timeout: float) -> None:
+        """Write ``lines`` (the outbox's, then any given) within ``timeout`` seconds: the pipe is
+        non-blocking, so a bot that reads nothing cannot stall the referee; once the time is up
+        it is killed."""
+        stdin = self._stdin
+        if self._proc is None or stdin is None:
+            raise BotCrashed("is not running", self.name)
+        if self._group is not None:
+            self._group.thaw()
+        if self._outbox:
+            lines = [*self._outbox, *lines]
+            self._outbox.clear()
+            self._outbox_bytes = 0
+        if wire.enabled():
+            for line in lines:
+                wire.sent(self.name, line)
+        data = memoryview(b"".join(lines))
+        fd = stdin.fileno()
+        deadline: float | None = None
+        try:
+            while True:
+                with contextlib.suppress(BlockingIOError):  # the pipe is full: wait below
+                    data = data[os.write(fd, data) :]
+                if not data:
+                    return
+                if deadline is None:
+                    deadline = time.monotonic() + timeout
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._writable(fd, left):
+                    self._kill()
+                    raise BotTimeout("stopped reading its input", self.name)
+        except (BrokenPipeError, OSError, ValueError):
+            raise BotCrashed(self._exit_note(), self.name) from None
+
+    def _receive(self, timeout: float, start: float | None = None) -> bytes:
+        """The bot's next line, waiting until ``timeout`` seconds from ``start`` (default: now)
+        have really passed: a wait that wakes early waits again, so that a timeout is never
+        reported before its time."""
+        deadline = (_now() if start is None else start) + timeout
+        lines = self._lines
+        while not lines.ready:
+            if lines.ended:
+                raise BotCrashed(self._exit_note(), self.name)
+            left = deadline - _now()
+            if left <= 0:
+                raise BotTimeout(f"no reply within {timeout:.3f} s", self.name)
+            self._read(left)
+        line = lines.ready.popleft()
+        if lines.ready:  # more than a reply can be: judged now, as if it came unasked
+            decode_bot_line(line, self.name)  # but the reply's own fault first
+            self._check_quiet("the request that would need it")
+        return line
+
+    def _writable(self, fd: int, seconds: float) -> bool:
+        """Wait up to ``seconds`` for room in the pipe ``fd`` to the bot (or its reader to be
+        gone: the write then fails, as it should) or for output from it, which is read, so that
+        a bot blocked on a full output pipe is not taken for one that stops reading. False when
+        the time is up."""
+        out = None if self._stdout is None or self._lines.ended else self._stdout
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        if out is not None:
+            poller.register(out.fileno(), select.POLLIN)
+        events = poller.poll(seconds * 1000)
+        if any(ready != fd for ready, _ in events):
+            self._read(0)
+        return bool(events)
+
+    def send(self, message: m.Message) -> None:
+        """Put an event in the outbox (see the module); a full one is written at once."""
+        if self._proc is None:
+            raise BotCrashed("is not running", self.name)
+        if message.type in self._ignored:
+            return
+        line = encode(message)
+        self._outbox.append(line)
+        self._outbox_bytes += len(line)
+        if self._outbox_bytes >= OUTBOX_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the events in the outbox (what the bot sent unasked meanwhile is a failure)."""
+        if self._outbox:
+            self._check_quiet("events were written to it")
+            self._write_out([], BACKSTOP_SECONDS)
+            self._pause()
+
+    def send_line(self, line: bytes) -> None:
+        """Send a raw line (the bot checker's probes of unknown messages)."""
+        if self._proc is None or self._stdin is None:
+            raise BotCrashed("is not running", self.name)
+        self._write_out([line.rstrip(b"\n") + b"\n"], BACKSTOP_SECONDS)
+
+    @property
+    def exit_code(self) -> int | None:
+        """The exit status once the bot has ended (negative: killed by that signal)."""
+        return None if self._proc is None else self._proc.poll()
+
+    def _check_quiet(self, before: str) -> None:
+        """Anything the bot sent unasked is a failure, classified as it would be had it come while
+        a request was open, whenever it is found: a line that is not a message is malformed, a
+        message is a protocol violation (a reply to nothing)."""
+        self._read(0)
+        lines = self._lines
+        if not lines.ready:
+            if lines.ended:
+                raise BotCrashed(self._exit_note(), self.name)
+            return
+        line = lines.ready.popleft()
+        when = f"when no request was open (before {before})"
+        try:
+            decode(line)
+        except ProtocolError as error:
+            raise MalformedMessage(f"{error} (sent {when})", self.name) from None
+        text = quote(line.rstrip(b"\r\n"))
+        raise ProtocolViolation(f"sent {text} {when}", self.name)
+
+    def discard_pending(self) -> None:
+        """Drop every line the bot has written and the referee has not read (the lines that came
+        with a failing one), so that ``error`` and ``game_end`` still reach it; the end of its
+        output, if seen, stays."""
+        self._read(0)  # the rest of what came with the failing line
+        self._lines.ready.clear()
+
+    def ask(self, request: m.Request, timeout: float) -> tuple[m.Reply, float]:
+        """Send ``request`` and wait for the reply; the clock starts once the request is written
+        (a write the bot does not read within the time kills it)."""
+        line, elapsed = self._exchange(encode(request), timeout)
+        return check_reply(decode_bot_line(line, self.name), request.id, self.name), elapsed
+
+    def decide(self, decision: Decision) -> tuple[EngineAction, float]:
+        """As :meth:`Connection.decide`, with the request written straight from the decision
+        (:func:`~protocol.views.request_json`) and a reply written exactly as the SDK writes it
+        taken by a look-up (:func:`~protocol.convert.reply_action`); any other reply is decoded
+        and validated."""
+        line, elapsed = self._exchange(request_json(decision), decision.free + decision.bank)
+        action = reply_action(line, decision.id)
+        if action is None:
+            reply = check_reply(decode_bot_line(line, self.name), decision.id, self.name)
+            action = engine_action(reply.action)
+        return action, elapsed
+
+    def _exchange(self, request: bytes, timeout: float) -> tuple[bytes, float]:
+        """Write a request line (after the events held) and read the line that answers it,
+        with the seconds from the written request to the line read."""
+        self._check_quiet("the request message")
+        self._write_out([request], timeout)
+        start = _now()
+        line = self._receive(timeout, start)
+        elapsed = _now() - start
+        self._pause()
+        self._check_cpu()
+        return line, elapsed
+
+    # -- stop -------------------------------------------------------------------------------
+
+    def _kill(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        if self._group is not None:  # every process of the bot, wherever it went
+            self._group.kill()
+
+    def close(self) -> None:
+        """Say quit, give the bot ``quit_wait`` seconds, then kill its whole process group and
+        every orphan its descendants left (:func:`arena.seats.reaper.reap_orphans`)."""
+        proc = self._proc
+        if proc is None or self._closed:
+            return
+        if proc.poll() is None and self._stdin is not None:
+            with contextlib.suppress(BotError):
+                self._write_out([encode(m.Quit(type="quit"))], min(self.quit_wait, 0.5))
+            with contextlib.suppress(OSError, ValueError):
+                self._stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(self.quit_wait)
+        self.quit_by_itself = proc.poll() is not None
+        self._kill()  # the group: children the bot left behind go too
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        # Descendants that left the group (another session) were handed to us: end them.
+        reaper.unregister(proc.pid)
+        reaper.reap_orphans()
+        self._drop_group()
+        self._closed = True
+        for thread in self._threads:  # the log's reader ends at EOF; let it save the last words
+            thread.join(timeout=2)
+        for stream in (self._stdin, self._stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+class Lines:
+    """The lines of a bot's output as they are read: :meth:`feed` takes each chunk read, and the
+    complete lines wait in :attr:`ready`. A line over the limit is cut at the limit (to be found
+    malformed) and the rest of it dropped; a last line without its end is a line too."""
+
+    def __init__(self) -> None:
+        self.ready: collections.deque[bytes] = collections.deque()
+        self.ended = False
+        self._pending = bytearray()
+        self._skipping = False  # in the rest of a line over the limit
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """Take a chunk of output; return the lines it completed (also queued)."""
+        limit = m.MAX_LINE_BYTES + 2
+        pending = self._pending
+        seen = len(pending)  # holds no line end: search the chunk only
+        pending += chunk
+        new = []
+        start = 0
+        while (end := pending.find(b"\n", max(start, seen))) >= 0:
+            if self._skipping:
+                self._skipping = False
+            else:
+                new.append(bytes(pending[start : min(end + 1, start + limit)]))
+            start = end + 1
+        del pending[:start]
+        if self._skipping:
+            pending.clear()
+        elif len(pending) >= limit:
+            new.append(bytes(pending[:limit]))
+            pending.clear()
+            self._skipping = True
+        self.ready.extend(new)
+        return new
+
+    def end(self) -> list[bytes]:
+        """The end of the output; return its last line, if it had no line end."""
+        self.ended = True
+        last = [] if self._skipping or not self._pending else [bytes(self._pending)]
+        self._pending.clear()
+        self.ready.extend(last)
+        return last
+
+
+def python_command(module: str, *args: str) -> list[str]:
+    """The command that runs a built-in bot module with this interpreter."""
+    return [sys.executable, "-m", module, *args]

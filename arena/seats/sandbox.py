@@ -1,0 +1,614 @@
+"""Bots in a bubblewrap sandbox: each bot sees a read-only system, its own files and nothing of the
+referee, the other bots or the network, and is never the host's root.
+
+:func:`resolve_sandbox` turns a ``--sandbox`` mode (:data:`SANDBOX_MODES`) into a
+:class:`Sandbox` or None; :meth:`Sandbox.wrap` turns a bot's command into the ``bwrap`` command
+that runs it. Inside, the bot has:
+
+- its own PID, mount, IPC, UTS and network namespaces: it sees only its own processes (a fresh
+  ``/proc``, read-only), has no network but a loopback of its own, and all its descendants die
+  with it;
+- no privilege: when the referee is an ordinary user, bwrap puts the bot in a user namespace of
+  its own (and forbids it to make more); when the referee is root, bwrap sets the sandbox up as
+  root and ``setpriv`` then drops the bot to :data:`BOT_UID`/:data:`BOT_GID` (``nobody``) with
+  no capabilities, no supplementary groups and no way back (``no_new_privs``), so that a bot is
+  never uid 0 of the host and cannot write a kernel setting (``/proc/sys``), load a module or
+  mount anything;
+- a seccomp filter (:mod:`arena.seats.seccomp`) refusing the system calls bots never need and making
+  file locks and file watches useless as a channel between bots;
+- a read-only view of the system (``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc``, ``/opt``),
+  of this Python (``sys.base_prefix``, ``sys.prefix``) and of the SDK's packages (``bots``,
+  ``engine``, ``protocol``, wherever they are installed), of the bot's program, interpreter and
+  file arguments, of its ``cwd`` and ``PYTHONPATH``, and of any ``read_only`` extras;
+- a private, empty, writable working directory at its own path (``HOME`` and ``TMPDIR``), an empty
+  ``/tmp`` and ``/dev/shm``: memory file systems of a bounded size (``tmpfs_mb``), new for every
+  process, so that nothing a bot writes reaches the host's disk or a later process;
+  everything else (the root, ``/dev``, ``/proc``) read-only;
+- nothing of the directory holding the bots' working directories and logs, nothing of the
+  ``hidden`` paths (the tournament database, the record file), of the wire log and of the
+  system's password hashes, and not bwrap's own arguments (passed through ``--args FD``, so that
+  ``/proc/1/cmdline`` does not list them).
+
+bwrap itself keeps no copy of the bot's stdin and stdout (they reach the bot as other descriptors,
+moved into place by ``/bin/sh`` inside the sandbox), so a bot that closes its stdout is seen to
+have done so at once.
+
+See docs/PROTOCOL.md, "Hidden information and security", for what it does not do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from arena.seats import seccomp, wire
+
+SANDBOX_MODES: Final = ("auto", "bwrap", "none")
+"""``auto``: bubblewrap when it works here, else none (with a warning); ``bwrap``: bubblewrap or
+an error; ``none``: no sandbox."""
+
+INSTALL_HINT: Final = "apt-get install bubblewrap"
+PROBE_SECONDS: Final = 10.0
+"""How long the one trial run of bwrap may take."""
+
+_SYSTEM_DIRS: Final = ("/usr", "/etc", "/opt")
+_SYSTEM_LINKS: Final = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_SYSTEM_SECRETS: Final = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/ssh",
+)
+_SQLITE_COMPANIONS: Final = ("-wal", "-shm", "-journal")
+_ROOT: Final = Path("/")
+_NOT_SHOWN_WHOLE: Final = (_ROOT, Path("/tmp"))
+"""Directories a file argument's own directory may be but that are never shown whole: the
+file alone is."""
+
+
+BOT_UID: Final = 65534
+"""The uid a bot runs as when the referee is root (``nobody``): it owns nothing on the host and,
+in a PID namespace of its own, can signal no host process."""
+BOT_GID: Final = 65534
+"""The gid a bot runs as when the referee is root (``nogroup``)."""
+TMPFS_MB: Final = 1024
+"""The default size of each writable file system a bot has (its working directory, ``/tmp``)."""
+SHM_MB: Final = 64
+"""The size of a bot's ``/dev/shm``."""
+
+
+class SandboxError(ValueError):
+    """The sandbox asked for cannot be used here."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """Bubblewrap, found and known to work here (see :func:`resolve_sandbox`)."""
+
+    bwrap: str
+    """The path of the ``bwrap`` program."""
+    setpriv: str | None = None
+    """The path of ``setpriv``, which drops a bot's privileges when the referee is root (None
+    otherwise: bwrap's user namespace does it)."""
+    bash: str | None = None
+    """The path of ``bash``, which moves the bot's stdin and stdout into place inside the
+    sandbox (``stdio``; ``/bin/sh`` may not take descriptors above 9). Without it, bwrap is
+    given them directly and holds a copy: a bot that closes its stdout but runs on is then
+    only judged when its move time is up."""
+
+    def wrap(
+        self,
+        argv: Sequence[str],
+        *,
+        workdir: Path,
+        cwd: Path | None = None,
+        read_only: Sequence[Path] = (),
+        hidden: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        die_with_parent: bool = True,
+        stdio: tuple[int, int] | None = None,
+        tmpfs_mb: int = TMPFS_MB,
+    ) -> tuple[list[str], tuple[int, ...]]:
+        """The command that runs ``argv`` in the sandbox, and the file descriptors to pass to it
+        (``subprocess.Popen(..., pass_fds=fds)``). The caller closes the descriptors once the
+        process has started.
+
+        ``workdir`` is the bot's private directory (it must exist); its parent directory is
+        hidden (the other bots' directories and logs live there), and the bot gets an empty
+        memory file system at its path instead. ``cwd`` is where the bot starts (default
+        ``workdir``), visible read-only. ``read_only`` paths are visible read-only, ``hidden``
+        paths (files or directories; a database's ``-wal``, ``-shm`` and ``-journal`` files go
+        with it) are not visible: a hidden file must exist when the bot starts, and must not be
+        replaced while it runs. ``env`` is the bot's environment: its ``PATH`` finds a program
+        given by name, its ``PYTHONPATH`` is made visible. ``die_with_parent``: kill the sandbox
+        when the thread that starts it ends (only from a thread that lives as long as the bot,
+        as Linux ties the signal to the thread). ``stdio``: the bot's stdin and stdout as two
+        descriptors, also to pass to the process, which are moved to 0 and 1 inside the sandbox
+        (give bwrap itself ``/dev/null``), so that bwrap holds no copy of them.
+        ``tmpfs_mb``: the size of the working directory and of ``/tmp``, each. Without
+        :attr:`bash`, ``stdio`` is ignored: give bwrap the bot's pipes.
+
+        Raises :class:`SandboxError` when the bot needs the very directory that the sandbox
+        hides (its program kept in the logs directory).
+        """
+        options = self.options(
+            argv,
+            workdir=workdir,
+            cwd=cwd,
+            read_only=read_only,
+            hidden=hidden,
+            env=env,
+            die_with_parent=die_with_parent,
+            tmpfs_mb=tmpfs_mb,
+        )
+        fds: list[int] = []
+        try:
+            filter_fd = seccomp.bot_filter()
+            if filter_fd is not None:
+                fds.append(filter_fd)
+                options += ["--seccomp", str(filter_fd)]
+            fds.append(_args_fd(options))
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+        command = [self.bwrap, "--args", str(fds[-1]), "--"]
+        if stdio is not None and self.bash is not None:
+            stdin, stdout = stdio
+            command += [
+                self.bash,
+                "-c",
+                f'exec 0<&{stdin} 1>&{stdout} {stdin}<&- {stdout}>&- && exec env -u SHLVL "$@"',
+                "sh",
+            ]
+        return [*command, *self.drop(), *argv], tuple(fds)
+
+    def drop(self) -> list[str]:
+        """What goes before the bot's command to drop its privileges (root only)."""
+        if self.setpriv is None:
+            return []
+        return [
+            self.setpriv,
+            f"--reuid={BOT_UID}",
+            f"--regid={BOT_GID}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+
+    def options(
+        self,
+        argv: Sequence[str],
+        *,
+        workdir: Path,
+        cwd: Path | None = None,
+        read_only: Sequence[Path] = (),
+        hidden: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        die_with_parent: bool = True,
+        tmpfs_mb: int = TMPFS_MB,
+    ) -> list[str]:
+        """bwrap's options for :meth:`wrap` (what goes through ``--args``), for inspection."""
+        if not argv:
+            raise ValueError("cannot sandbox an empty command")
+        workdir = _absolute(workdir)
+        start = _absolute(cwd, workdir) if cwd is not None else workdir
+        opts = [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "gin-arena",
+            "--new-session",
+        ]
+        if die_with_parent:
+            opts.append("--die-with-parent")
+        opts += _privileges(self.setpriv is not None)
+        size = str(tmpfs_mb * 1024 * 1024)
+        # Fresh /proc, /dev and /tmp first: a bind below /tmp (a bot kept there) goes on top.
+        opts += ["--proc", "/proc", "--dev", "/dev"]
+        opts += ["--size", str(SHM_MB * 1024 * 1024), "--perms", "1777", "--tmpfs", "/dev/shm"]
+        opts += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
+        covers = [Path("/"), Path("/proc"), Path("/dev")]  # made read-only at the end
+        visible = [Path(d) for d in _SYSTEM_DIRS if os.path.isdir(d)]
+        links = []
+        for link in _SYSTEM_LINKS:
+            if os.path.islink(link):
+                opts += ["--symlink", os.readlink(link), link]
+                links.append(Path(link))
+            elif os.path.isdir(link):
+                visible.append(Path(link))
+        visible += [Path(sys.base_prefix), Path(sys.prefix), *sdk_paths()]
+        visible += _program_paths(argv[0], start, env)
+        for arg in argv[1:]:
+            path = _absolute(Path(arg), start)
+            if not arg.startswith("-") and path.is_file():
+                visible += _file_paths(path)
+        if cwd is not None:
+            visible.append(start)
+        for entry in (env or {}).get("PYTHONPATH", "").split(os.pathsep):
+            if entry and os.path.isabs(entry):
+                visible.append(_absolute(Path(entry)))
+        visible += [_absolute(p) for p in read_only]
+
+        arena = workdir.parent  # the other bots' directories and logs are there
+        binds = [form for p in visible for form in _forms(p, links) if _bindable(form)]
+        if arena in binds:
+            raise SandboxError(
+                f"the directory of the bots' working directories and logs, {str(arena)!r}, also "
+                f"holds what the command {shlex.join(argv)!r} needs (its program, cwd or "
+                "PYTHONPATH), and the sandbox hides it: give the bots' logs a directory of "
+                "their own"
+            )
+        outside = _outermost(b for b in binds if not _inside(arena, b) and b != workdir)
+        within = _outermost(b for b in binds if _inside(arena, b) and b != arena)
+        within = [b for b in within if not _inside(workdir, b)]
+        if self.setpriv is not None:
+            _check_readable([*outside, *within], argv)
+        made: set[Path] = set()
+        opts += _ro_binds(outside, made)
+        if self.setpriv is not None:
+            # A path needed inside a directory shown whole, behind a directory that others may
+            # not enter (a checkout's .tox, made 0700): nobody could not reach it. Cover that
+            # directory (nobody could see nothing of it anyway) and show the path again.
+            needed = [b for b in binds if not _inside(arena, b) and b != workdir]
+            for private, inner in _private_steps(outside, needed):
+                opts += ["--perms", "0755", "--tmpfs", str(private)]
+                covers.append(private)
+                made.add(private)
+                opts += _ro_binds(inner, made)
+        if arena != _ROOT:
+            # Cover the arena directory, then put back what must show inside it.
+            opts += [*_parents(arena, made), "--tmpfs", str(arena)]
+            covers.append(arena)
+            opts += _ro_binds(within, made)
+
+        def shown(path: Path) -> bool:
+            if any(_inside(b, path) for b in within):
+                return True
+            return any(_inside(b, path) for b in outside) and not _inside(arena, path)
+
+        secret = [Path(p) for p in _SYSTEM_SECRETS]
+        wire_log = wire.target_file()
+        for path in [*hidden, *([] if wire_log is None else [wire_log])]:
+            for form in dict.fromkeys((_absolute(path), Path(os.path.realpath(path)))):
+                secret += [form, *(Path(f"{form}{end}") for end in _SQLITE_COMPANIONS)]
+        for path in _outermost(secret):
+            # Nothing in the bot's own directory is secret; what is not shown needs no cover.
+            if not path.exists() or _inside(workdir, path) or not shown(path):
+                continue
+            if path.is_dir():
+                opts += [*_parents(path, made), "--tmpfs", str(path)]
+                covers.append(path)
+            else:
+                opts += ["--ro-bind", "/dev/null", str(path)]
+
+        # The bot's own directory: new, empty and of a bounded size at every start.
+        opts += [*_parents(workdir, made), "--size", size, "--perms", "0777"]
+        opts += ["--tmpfs", str(workdir)]
+        for cover in covers:
+            opts += ["--remount-ro", str(cover)]
+        opts += ["--chdir", str(start)]
+        return opts
+
+
+def _privileges(root: bool) -> list[str]:
+    """bwrap's options that take every privilege from the bot: as root, the capabilities
+    ``setpriv`` needs to drop the bot's uid and groups for good, and no other; as a user, a user
+    namespace in which the bot may not make another."""
+    if root:
+        opts = ["--cap-drop", "ALL"]
+        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
+            opts += ["--cap-add", cap]
+        return opts
+    return ["--unshare-user", "--disable-userns"]
+
+
+@functools.cache
+def sdk_paths() -> tuple[Path, ...]:
+    """The directories of the packages a Python bot written with the SDK imports (``bots``,
+    ``engine``, ``protocol``): inside this Python's prefix when installed, but anywhere in an
+    editable install of a checkout, whose other files stay hidden."""
+    import bots
+    import engine
+    import protocol
+
+    return tuple(Path(str(p.__file__)).resolve().parent for p in (bots, engine, protocol))
+
+
+def _absolute(path: Path, base: Path | None = None) -> Path:
+    """``path`` made absolute (against ``base``) and normalised, symbolic links kept."""
+    if not path.is_absolute():
+        path = (base or Path.cwd()) / path
+    return Path(os.path.normpath(path))
+
+
+def _inside(parent: Path, path: Path) -> bool:
+    return path == parent or parent in path.parents
+
+
+def _forms(path: Path, links: Sequence[Path]) -> list[Path]:
+    """Where ``path`` must show: at its real path, and at the path as named unless that goes
+    through a system link the sandbox recreates (``/bin`` to ``usr/bin``)."""
+    real = Path(os.path.realpath(path))
+    if real == path or any(_inside(link, path) for link in links):
+        return [real]
+    return [real, path]
+
+
+def _bindable(path: Path) -> bool:
+    """Whether ``path`` may be shown read-only: it exists and is not the root, ``/tmp`` or under
+    ``/proc`` or ``/dev`` (the sandbox has its own)."""
+    if path in (_ROOT, Path("/tmp")) or _inside(Path("/proc"), path) or _inside(Path("/dev"), path):
+        return False
+    return path.exists()
+
+
+def _outermost(paths: Iterable[Path]) -> list[Path]:
+    """The paths without duplicates and without those inside another, parents first."""
+    out: list[Path] = []
+    for path in sorted(set(paths), key=lambda p: (len(p.parts), str(p))):
+        if not any(_inside(kept, path) for kept in out):
+            out.append(path)
+    return out
+
+
+def _private_steps(shown: Sequence[Path], needed: Sequence[Path]) -> list[tuple[Path, list[Path]]]:
+    """The directories between a directory in ``shown`` and a path in ``needed`` below it that
+    others may not enter, outermost first, each with the needed paths (outermost) below it."""
+    private: set[Path] = set()
+    for path in needed:
+        outer = next((d for d in shown if _inside(d, path) and d != path), None)
+        if outer is None:
+            continue
+        for step in reversed(path.parents):
+            if step == outer or not _inside(outer, step) or step in private:
+                continue
+            with contextlib.suppress(OSError):
+                if not os.stat(step).st_mode & stat.S_IXOTH:
+                    private.add(step)
+    steps = []
+    for step in _outermost(private):
+        below = [p for p in needed if _inside(step, p) and p != step]
+        steps.append((step, _outermost(below)))
+    return steps
+
+
+def _check_readable(paths: Iterable[Path], argv: Sequence[str]) -> None:
+    """Raise :class:`SandboxError` naming the first of ``paths`` that a bot dropped to
+    :data:`BOT_UID` cannot read (a directory it cannot list and enter, a file it cannot read):
+    as root, a bot reads what every user may read, and no more."""
+    for path in paths:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode):
+            needed, what, fix = stat.S_IROTH | stat.S_IXOTH, "directory", "o+rx"
+        else:
+            needed, what, fix = stat.S_IROTH, "file", "o+r"
+        if mode & needed != needed:
+            raise SandboxError(
+                f"the {what} {str(path)!r}, which the command {shlex.join(argv)!r} needs, is not "
+                f"readable by all users: when the arena runs as root, the sandbox runs bots as "
+                f"nobody (uid {BOT_UID}), never as root; make it readable "
+                f"(chmod {fix} {shlex.quote(str(path))}), or run the bot with --sandbox none"
+            )
+
+
+def _parents(path: Path, made: set[Path]) -> list[str]:
+    """Options that make the directories leading to ``path`` (those not made yet), readable by
+    all: bwrap would make them readable by root alone, which a bot dropped to another uid cannot
+    pass. (A directory that exists already, in a directory shown, is left as it is.)"""
+    opts: list[str] = []
+    for parent in reversed(path.parents):
+        if parent == _ROOT or parent in made:
+            continue
+        made.add(parent)
+        opts += ["--perms", "0755", "--dir", str(parent)]
+    return opts
+
+
+def _ro_binds(paths: Iterable[Path], made: set[Path]) -> list[str]:
+    opts: list[str] = []
+    for path in paths:
+        opts += [*_parents(path, made), "--ro-bind", str(path), str(path)]
+    return opts
+
+
+def _file_paths(path: Path) -> list[Path]:
+    """What must be visible to run or read the file ``path``: its directory (the file alone if it
+    lies in ``/`` or ``/tmp``, which are not shown whole), the same for the file its symbolic links
+    lead to, the virtual environment either lives in, and the interpreter its ``#!`` line names."""
+    out: list[Path] = []
+    for candidate in dict.fromkeys((path, Path(os.path.realpath(path)))):
+        folder = candidate.parent
+        out.append(candidate if folder in _NOT_SHOWN_WHOLE else folder)
+        if (folder.parent / "pyvenv.cfg").is_file() or _installation(folder):
+            out.append(folder.parent)
+    interpreter = _shebang(path)
+    if interpreter is not None and interpreter != path and interpreter.is_file():
+        for candidate in dict.fromkeys((interpreter, Path(os.path.realpath(interpreter)))):
+            folder = candidate.parent
+            out.append(candidate if folder in _NOT_SHOWN_WHOLE else folder)
+            if (folder.parent / "pyvenv.cfg").is_file():
+                out.append(folder.parent)
+    return out
+
+
+def _installation(folder: Path) -> bool:
+    """Whether ``folder`` is the ``bin`` of an installation whose programs need its ``lib``
+    (an interpreter that a version manager installed in a directory of its own)."""
+    return (
+        folder.name == "bin"
+        and folder.parent not in (_ROOT, Path("/usr"), Path("/usr/local"))
+        and (folder.parent / "lib").is_dir()
+    )
+
+
+def _shebang(path: Path) -> Path | None:
+    try:
+        with open(path, "rb") as file:
+            head = file.readline(512)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode("utf-8", "replace").split()
+    return Path(words[0]) if words and words[0].startswith("/") else None
+
+
+def _program_paths(program: str, start: Path, env: Mapping[str, str] | None) -> list[Path]:
+    """What must be visible to run the program: the file it names, or the one ``PATH`` finds."""
+    if "/" in program:
+        path = _absolute(Path(program), start)
+    else:
+        found = shutil.which(program, path=(env or {}).get("PATH", os.defpath))
+        if found is None:
+            return []
+        path = _absolute(Path(found))
+    return _file_paths(path) if path.is_file() else []
+
+
+def _args_fd(options: Sequence[str]) -> int:
+    """A file descriptor, at offset 0, holding ``options`` NUL-separated (bwrap's ``--args``); a
+    memory file, so that no length blocks and nothing lands on disk."""
+    data = b"".join(os.fsencode(option) + b"\0" for option in options)
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("gin-arena-bwrap-args")
+    else:  # pragma: no cover - bubblewrap is Linux-only, and Linux has memfd_create
+        with tempfile.TemporaryFile() as file:
+            fd = os.dup(file.fileno())
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+@functools.cache
+def _probe(bwrap: str, setpriv: str | None) -> str | None:
+    """Why ``bwrap`` cannot sandbox here (its own words), or None when a trial run works: the
+    namespaces, the privileges taken away (``setpriv`` when root) and the seccomp filter, as a
+    bot gets them. Run once per program and process."""
+    sandbox = Sandbox(bwrap, setpriv, shutil.which("bash"))
+    true = shutil.which("true") or "/bin/true"
+    with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
+        workdir = Path(scratch) / "bot"
+        workdir.mkdir()
+        try:
+            command, fds = sandbox.wrap(
+                [true], workdir=workdir, die_with_parent=False, stdio=(0, 1)
+            )
+        except (OSError, SandboxError, seccomp.SeccompError) as error:
+            return f"its options cannot be built: {error}"
+        try:
+            done = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_SECONDS,
+                check=False,
+                pass_fds=fds,
+            )
+        except subprocess.TimeoutExpired:
+            return f"a trial run did not end within {PROBE_SECONDS:g} s"
+        except OSError as error:
+            return f"it cannot be run: {error.strerror or error}"
+        finally:
+            for fd in fds:
+                os.close(fd)
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode("utf-8", "replace").strip().replace("\n", " ")[:300]
+    return f"a trial run failed with code {done.returncode}: {said or 'no message'}"
+
+
+def _problem() -> tuple[str | None, str | None, str | None]:
+    """(the bwrap program, or None; ``setpriv`` when root, else None; why the sandbox cannot be
+    used, or None)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return None, None, "bubblewrap (bwrap) is not installed"
+    setpriv = None
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            return (
+                bwrap,
+                None,
+                ("setpriv (util-linux), which drops a bot's root privileges, is not installed"),
+            )
+    why = _probe(bwrap, setpriv)
+    if why is not None:
+        return bwrap, setpriv, f"bubblewrap ({bwrap}) cannot create namespaces here: {why}"
+    return bwrap, setpriv, None
+
+
+def resolve_sandbox(mode: str) -> Sandbox | None:
+    """The sandbox for a ``--sandbox`` mode: ``none`` gives None; ``bwrap`` gives a
+    :class:`Sandbox` or raises :class:`SandboxError` saying what is wrong and how to fix it;
+    ``auto`` gives a :class:`Sandbox` when bubblewrap works here, else None (then print
+    :func:`sandbox_warning`)."""
+    if mode not in SANDBOX_MODES:
+        raise SandboxError(
+            f"unknown sandbox mode {mode!r}: choose one of {', '.join(SANDBOX_MODES)}"
+        )
+    if mode == "none":
+        return None
+    bwrap, setpriv, why = _problem()
+    if why is None and bwrap is not None:
+        return Sandbox(bwrap, setpriv, shutil.which("bash"))
+    if mode == "auto":
+        return None
+    if bwrap is None:
+        hint = f"install it with `{INSTALL_HINT}`"
+    elif os.geteuid() == 0 and setpriv is None:
+        hint = "install it with `apt-get install util-linux`"
+    else:
+        hint = "allow unprivileged user namespaces, or run the arena where it may create them"
+    raise SandboxError(f"cannot sandbox the bots: {why}; {hint}, or run with --sandbox none")
+
+
+def sandbox_warning() -> str:
+    """The one line to print when ``auto`` found no usable bubblewrap (no line end)."""
+    _, _, why = _problem()
+    reason = why or "no sandbox was asked for"
+    return (
+        f"warning: bots run without a sandbox and are not isolated from each other or from this "
+        f"machine ({reason}); to isolate them: `{INSTALL_HINT}` (--sandbox none hides this)"
+    )
+
+
+__all__ = [
+    "BOT_GID",
+    "BOT_UID",
+    "INSTALL_HINT",
+    "SANDBOX_MODES",
+    "SHM_MB",
+    "TMPFS_MB",
+    "Sandbox",
+    "SandboxError",
+    "resolve_sandbox",
+    "sandbox_warning",
+]
