@@ -6,7 +6,7 @@ so the games are the same; the two-node cluster is two real nodes on 127.0.0.1
 (``ray.cluster_utils.Cluster``) sharing this machine's cores, one CPU each.
 
     tox -e cluster -- --benchmark        # or, with Ray installed:
-    python tests/benchmarks/cluster.py --games-per-pair 40 --json cluster.json
+    python benchmarks/cluster.py --games-per-pair 40 --json cluster.json
 """
 
 from __future__ import annotations

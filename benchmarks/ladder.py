@@ -6,10 +6,10 @@ depend on how many processes play them. Prints a Markdown table; ``--json`` writ
 
     tox -e ladder                                         # the default pairs
     tox -e ladder -- --pairs strong:greedy --games 200    # a quick look
-    python tests/benchmarks/ladder.py --json ladder.json  # with the package installed
+    python benchmarks/ladder.py --json ladder.json  # with the package installed
     tox -e ladder-peers                                   # search v strong and the peers' bots
 
-The peers' bots are stdio bots written from docs/PROTOCOL.md alone (tests/benchmarks/peer_bots/):
+The peers' bots are stdio bots written from docs/PROTOCOL.md alone (benchmarks/peer_bots/):
 ``openspiel-simple`` (OpenSpiel's ``make_simple_gin_rummy_bot``) and ``rlcard-novice`` (RLCard's
 ``GinRummyNoviceRuleAgent``); they need open-spiel and rlcard installed, as ``tox -e ladder-peers``
 does.
@@ -305,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\r\033[K", end="", file=sys.stderr)
     wall = time.perf_counter() - started
     summaries = [summarise(pair, blocks[pair]) for pair in args.pairs]
-    command = "python tests/benchmarks/ladder.py " + " ".join(
+    command = "python benchmarks/ladder.py " + " ".join(
         sys.argv[1:] if argv is None else argv
     )
     print(table(summaries))

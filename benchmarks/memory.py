@@ -40,8 +40,8 @@ this interpreter) in a fresh subprocess, in a temporary directory, while this sc
 Memory is in MiB (1,048,576 bytes); ``--json`` writes every figure in KiB, and the samples.
 
     tox -e bench-memory                     # both, at full size (about 5 min on two cores)
-    python tests/benchmarks/memory.py --hands 10000 --games 120 --json memory.json
-    python tests/benchmarks/memory.py --only tournament --concurrency 1
+    python benchmarks/memory.py --hands 10000 --games 120 --json memory.json
+    python benchmarks/memory.py --only tournament --concurrency 1
 
 Linux only (``/proc``). Exit status 1 if a command fails (its standard error is printed) or does
 not play what it was asked to.

@@ -10,7 +10,7 @@ The script also checks that every one of our answers equals OpenSpiel's exact an
 1 if not) and counts the 11-card hands on which OpenSpiel's direct 11-card call is wrong.
 
     tox -e bench-peers                                  # the usual way
-    python tests/benchmarks/peers.py --hands 2000 --json peers.json
+    python benchmarks/peers.py --hands 2000 --json peers.json
 
 A peer that is not importable is skipped with a note; the other rows are still measured.
 """

@@ -25,7 +25,7 @@ of dealing and of resetting at an episode's end included. The rows:
   observation at every step.
 
     tox -e bench-peers                        # with the peers' packages installed
-    python tests/benchmarks/rl_env.py --seconds 2 --json rl.json
+    python benchmarks/rl_env.py --seconds 2 --json rl.json
 
 A peer that is not importable is skipped with a note; our rows always run (they need the
 reinforcement-learning extra: ``pip install 'gin-rummy-arena[rl]'``).
@@ -47,7 +47,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

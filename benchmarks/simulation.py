@@ -20,7 +20,7 @@ they have started, as the echo is once ``cat`` has), against a lockstep echo of 
 lines through ``cat`` (write a line, read it back).
 
     tox -e bench-peers                        # with the peers' packages installed
-    python tests/benchmarks/simulation.py --seconds 2 --json sim.json
+    python benchmarks/simulation.py --seconds 2 --json sim.json
 
 A peer that is not importable is skipped with a note.
 """
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -3,7 +3,7 @@
 Each benchmark times one pass over all the deals and records hands/s in ``extra_info``. Its result
 is checked against a golden fingerprint, so a faster but broken solver fails here too. The golden
 values were computed once, offline, and agree with OpenSpiel's exact answers on the same hands
-(``tests/benchmarks/peers.py`` checks that on 20,000). In the default test run (benchmarks
+(``benchmarks/peers.py`` checks that on 20,000). In the default test run (benchmarks
 disabled) each function runs once, as a plain test.
 """
 

@@ -7,7 +7,7 @@ as the ``tournament`` command calls it, each round a new database:
   greedy bot over stdio, two workers, under each ``--restart``; ``extra_info`` holds how many
   times it was started in the last round.
 
-``tests/benchmarks/tournaments.py`` (``tox -e bench-tournaments``) times the same through the
+``benchmarks/tournaments.py`` (``tox -e bench-tournaments``) times the same through the
 command line, at the README's sizes. Marked slow: the slow lane runs each once (benchmarks
 disabled) to check that it plays every game; ``tox -e bench`` times them.
 """
@@ -30,7 +30,7 @@ from bots import DEFAULT_TOURNAMENT
 
 pytestmark = pytest.mark.slow
 
-PIDS = Path(__file__).resolve().parents[1] / "arena" / "tournament_bots" / "pids.py"
+PIDS = Path(__file__).resolve().parents[1] / "tests" / "arena" / "tournament_bots" / "pids.py"
 
 
 def rounds_of(config: Config, concurrency: int, where: Path) -> Callable[[], int]:

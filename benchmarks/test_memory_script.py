@@ -1,4 +1,4 @@
-"""The memory benchmark (``tests/benchmarks/memory.py``, ``tox -e bench-memory``) at a tiny size:
+"""The memory benchmark (``benchmarks/memory.py``, ``tox -e bench-memory``) at a tiny size:
 a 300-hand match and a 12-game tournament (3 pairs x 4 games) of bot processes, a few seconds.
 It must run, exit 0 and write every figure; the figures themselves are not judged here."""
 

@@ -1,4 +1,4 @@
-"""The tournament benchmark (``tests/benchmarks/tournaments.py``, ``tox -e bench-tournaments``) at
+"""The tournament benchmark (``benchmarks/tournaments.py``, ``tox -e bench-tournaments``) at
 a tiny size: it must run every row as a user runs the command, count the slow bot's starts under
 each ``--restart`` and write every figure; the times themselves are not judged here."""
 

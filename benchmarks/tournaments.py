@@ -12,7 +12,7 @@ interpreter, a fresh process and a temporary directory each time):
 Each row is the best (least) wall time of ``--rounds`` runs (default 3), the runs of the rows
 taken in turn, so a noisy machine slows all rows alike.
 
-    python tests/benchmarks/tournaments.py [--rounds 3] [--json out.json]
+    python benchmarks/tournaments.py [--rounds 3] [--json out.json]
     tox -e bench-tournaments
 """
 
@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PIDS = ROOT / "tests" / "arena" / "tournament_bots" / "pids.py"
 
 

@@ -4,7 +4,7 @@
 It uses plain ``json`` and ``sys`` for the protocol and ``pyspiel`` (open-spiel) for the play;
 nothing of this repository. Run it with a Python that has ``open-spiel`` installed::
 
-    gin-arena match ".tox/bench-peers/bin/python tests/benchmarks/peer_bots/openspiel_simple.py" \
+    gin-arena match ".tox/bench-peers/bin/python benchmarks/peer_bots/openspiel_simple.py" \
         greedy --games 10
 
 **Design.** ``pyspiel.make_simple_gin_rummy_bot`` plays from an OpenSpiel ``gin_rummy`` state.

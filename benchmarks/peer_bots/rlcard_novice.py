@@ -4,7 +4,7 @@
 It uses plain ``json`` and ``sys`` for the protocol and ``rlcard`` (with ``numpy``) for the play;
 nothing of this repository. Run it with a Python that has ``rlcard`` installed::
 
-    gin-arena match ".tox/bench-peers/bin/python tests/benchmarks/peer_bots/rlcard_novice.py" \
+    gin-arena match ".tox/bench-peers/bin/python benchmarks/peer_bots/rlcard_novice.py" \
         greedy --games 10
 
 **Design.** ``GinRummyNoviceRuleAgent.step(state)`` reads the state RLCard's ``gin-rummy`` env
