@@ -1,9 +1,14 @@
 """Bots: the Python SDK (:mod:`bots.sdk`) and the built-in bots, each runnable as
-``python -m bots.NAME``."""
+``python -m bots.NAME``. Every error they raise by a type of their own is a :class:`BotsError`
+(:mod:`bots.errors`)."""
 
 from __future__ import annotations
 
 from typing import Final
+
+from bots.errors import BotsError
+
+__all__ = ["BUILTIN", "DEFAULT_TOURNAMENT", "BotsError"]
 
 BUILTIN: Final = {
     "random": "bots.random:RandomBot",

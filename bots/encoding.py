@@ -25,6 +25,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "pip install 'gin-rummy-arena[rl]' (or pip install numpy)"
     ) from error
 
+from bots.errors import BotsError
 from engine.hand import (
     BIG_GIN,
     DISCARDS,
@@ -82,7 +83,7 @@ _BITS: Final = np.unpackbits(
 _PILE_ORDER: Final = np.arange(1, 53, dtype=np.float32) / 32
 
 
-class EncodingError(ValueError):
+class EncodingError(BotsError, ValueError):
     """An action id out of range, or an action with no id."""
 
 

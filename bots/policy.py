@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bots.encoding import ACTION_COUNT, EncodingError, action_mask, action_of, encode
+from bots.errors import BotsError
 from bots.sdk import Bot, View
 from engine.hand import Action
 
@@ -49,7 +50,7 @@ DEFAULT_NAME: Final = "policy"
 """A policy bot's name when no other is known."""
 
 
-class PolicyError(RuntimeError):
+class PolicyError(BotsError, RuntimeError):
     """A policy answered something that is not an action id."""
 
 

@@ -15,6 +15,7 @@ from functools import partial, reduce
 from operator import or_
 from typing import IO, Any, Final
 
+from bots.errors import BotsError
 from engine.cards import CARD_INDEX
 from engine.hand import (
     DISCARDS,
@@ -320,7 +321,7 @@ def game_seed(seed: int, game: int) -> str:
     return f"{seed}/game/{game}"
 
 
-class SessionError(RuntimeError):
+class SessionError(BotsError, RuntimeError):
     """The session with the referee cannot go on, on the bot's side (the referee speaks no protocol
     version this SDK knows): :meth:`Bot.run` prints it to stderr and returns 2. Not to be confused
     with the arena's ``arena.seats.connection.BotError``, the referee's verdict on a failing bot."""

@@ -2,7 +2,8 @@
 
 Cards are ints 0..51 and sets of cards 52-bit int masks (:mod:`engine.cards`); the meld solver is in
 :mod:`engine.melds`, the options in :mod:`engine.rules`, the formats above the two-player game
-(Hollywood, three players, partnership) in :mod:`engine.formats`.
+(Hollywood, three players, partnership) in :mod:`engine.formats`. Every error the engine raises by
+a type of its own is an :class:`EngineError` (:mod:`engine.errors`).
 """
 
 from engine.cards import (
@@ -23,6 +24,7 @@ from engine.cards import (
     parse_cards,
 )
 from engine.deck import SplitMix64, shuffled_deck
+from engine.errors import EngineError
 from engine.formats import (
     FormatResult,
     Hollywood,
@@ -98,6 +100,7 @@ __all__ = [
     "CardError",
     "CardSet",
     "DecisionPhase",
+    "EngineError",
     "FormatError",
     "FormatResult",
     "Game",

@@ -15,6 +15,8 @@ import operator
 from collections.abc import Iterable, Iterator
 from typing import Final, SupportsIndex
 
+from engine.errors import EngineError
+
 Card = int
 """A card, 0..51 (``suit * 13 + rank``)."""
 
@@ -46,7 +48,7 @@ CARD_INDEX: Final[dict[str, int]] = {name: card for card, name in enumerate(CARD
 one-look-up path for names the arena itself wrote; :func:`parse_card` reads every notation."""
 
 
-class CardError(ValueError):
+class CardError(EngineError, ValueError):
     """A card, a list of cards or a hand could not be understood."""
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.deck import SplitMix64
+from engine.errors import EngineError
 from engine.hand import Action, Hand, HandResult, Phase
 from engine.modes import Mode
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 from engine.rules import HOYLE, Rules
 
 
-class GameError(RuntimeError):
+class GameError(EngineError, RuntimeError):
     """A game was driven out of order (a new hand before the last one ended, or after the end)."""
 
 

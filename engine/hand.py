@@ -30,6 +30,7 @@ from engine.cards import (
     parse_cards,
 )
 from engine.deck import check_deck, shuffled_deck
+from engine.errors import EngineError
 from engine.melds import (
     LayOff,
     MeldError,
@@ -141,7 +142,7 @@ class Action:
         )
 
 
-class ActionError(ValueError):
+class ActionError(EngineError, ValueError):
     """An action's notation could not be understood."""
 
 
@@ -182,7 +183,7 @@ _DRAW_DISCARD_KIND: Final = ActionKind.DRAW_DISCARD
 _KNOCK_KIND: Final = ActionKind.KNOCK
 
 
-class IllegalAction(ValueError):
+class IllegalAction(EngineError, ValueError):
     """An action the rules do not allow now. ``rule`` is the rule ID it breaks (docs/RULES.md)."""
 
     def __init__(self, rule: str, message: str, action: Action | None = None) -> None:

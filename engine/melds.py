@@ -32,6 +32,7 @@ from engine.cards import (
     deadwood_value,
     format_cards,
 )
+from engine.errors import EngineError
 
 MAX_CARDS: Final = 11
 """The most cards a solver function searches: a player's hand after the draw. It covers every use
@@ -39,7 +40,7 @@ in the engine: a hand of ten or eleven cards, the ten a knocker keeps, the defen
 the knocker's melds (at most eleven cards, after big gin)."""
 
 
-class MeldError(ValueError):
+class MeldError(EngineError, ValueError):
     """A declared meld or arrangement is not valid for the hand (R3)."""
 
     def __init__(self, message: str, rule: str = "R3") -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import enum
 
+from engine.errors import EngineError
 
-class FormatError(ValueError):
+
+class FormatError(EngineError, ValueError):
     """A format asked for something it cannot do: rules or a player count that do not apply."""
 
 

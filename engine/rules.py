@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
+from engine.errors import EngineError
+
 NextDealer = Literal["winner", "loser", "alternate"]
 
 
-class RulesError(ValueError):
+class RulesError(EngineError, ValueError):
     """An option name or value is not valid."""
 
 

@@ -53,7 +53,11 @@ QUOTE_LIMIT: Final = 200
 
 
 class ProtocolError(ValueError):
-    """A line or message that breaks the protocol. ``reason`` is a stable short name."""
+    """A line or message that breaks the protocol. ``reason`` is a stable short name.
+
+    The root of the protocol package's errors: ``except ProtocolError`` catches every error it
+    raises by a type of its own, and, as each is a ``ValueError``, so does ``except ValueError``.
+    """
 
     reason = "protocol"
 
