@@ -1,16 +1,10 @@
-"""The formats above the two-player game: Hollywood scoring (R23), three players (R24) and four
-players in two partnerships (R25). Every hand in every format is an ordinary two-player
-:class:`~engine.hand.Hand`; a format decides who plays it, who deals it and how it is scored.
-
-A format is played like a :class:`~engine.game.Game` (the two-player format): ``hand`` is the hand
-being played, ``seated`` the players in its seats 0 and 1, :meth:`apply` plays an action and scores
-the hand when it ends, :meth:`next_hand` deals the next one, ``result`` is set when the format's
-end is reached. Players are numbered from 0 in seating order, clockwise.
-
-Deals come from one SplitMix64 stream seeded with the seed (R21), as in a two-player game: its first
-number picks the first dealer (two players: its lowest bit; three players: modulo 3; partnership:
-its lowest bit picks the dealing team), then every hand, drawn ones included, shuffles a new deck.
-A Hollywood game therefore deals exactly the hands of a two-player game with the same seed.
+"""What a format is, as data, defined once (R15, R23-R25): a :class:`Format` says who plays,
+which side each player's result counts for, how seats turn in mirrored deals and tournaments, who
+sits out, the round structure and how a forfeit is scored. The referee, matches, tournaments,
+ratings, records, the judge and the replay all ask it. The four formats of the rules are
+:data:`BUILT_IN`; a format of your own is a :class:`Format` in any module, named
+``"module:ATTRIBUTE"`` (:func:`format_named`). How each built-in is played is in
+:mod:`engine.sessions` (and :mod:`engine.game` for two players).
 
 >>> session = new_session(Mode.THREE_PLAYER, seed=0)
 >>> session.seated, session.dealer
@@ -19,424 +13,274 @@ A Hollywood game therefore deals exactly the hands of a two-player game with the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-from engine.deck import SplitMix64
-from engine.game import Game, GameEnd, GameResult, HandSeries, game_result, next_dealer
-from engine.hand import Action, Hand, HandResult
+from engine.game import Game
 from engine.modes import FormatError, Mode
 from engine.rules import HOYLE, Rules
+from engine.sessions import (
+    HOLLYWOOD_GAMES,
+    FormatResult,
+    Hollywood,
+    Partnership,
+    Session,
+    ThreePlayer,
+    check_rules_for,
+)
 
-HOLLYWOOD_GAMES = 3
-"""How many games Hollywood scores at once (R23)."""
+
+def _any_rules(rules: Rules) -> None:
+    """A format that takes every option."""
 
 
-@dataclass(frozen=True, slots=True)
-class FormatResult:
-    """The end of a game in a format other than two players.
+def _three_player_rules(rules: Rules) -> None:
+    check_rules_for(Mode.THREE_PLAYER, rules)
 
-    By player (Hollywood, three players) or by team (partnership: team 0 is players 0 and 2, team 1
-    players 1 and 3): ``winner`` (``None`` when drawn), ``scores`` the final totals with every
-    bonus, ``hand_points`` the points of hands alone, ``hands_won`` (a partnership counts rounds
-    credited to the team), ``line_bonus``. ``game_bonus`` is the game bonus the winner received
-    (Hollywood: the sum over its games). ``games`` holds Hollywood's three games, each a
-    :class:`~engine.game.GameResult` of its own; ``scores`` is then each player's sum over them.
+
+def _to_the_opponent(failed: int, sides: tuple[int, ...], scores: Sequence[int]) -> int | None:
+    """The forfeit of a format of two sides: the other side wins."""
+    return 1 - sides[failed]
+
+
+def _to_the_leader(failed: int, sides: tuple[int, ...], scores: Sequence[int]) -> int | None:
+    """The forfeit of a format of three or more sides: the leader of the others on points wins
+    (nobody when the lead is shared)."""
+    others = [s for s in range(len(scores)) if s != sides[failed]]
+    top = max(scores[s] for s in others)
+    leaders = [s for s in others if scores[s] == top]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+SessionFactory = Callable[[Rules, int, "int | None", "Sequence[int] | None"], Session]
+"""How a format starts a game: ``(rules, seed, first_dealer, deck) -> Session``."""
+Forfeit = Callable[[int, tuple[int, ...], Sequence[int]], "int | None"]
+"""Who wins a game forfeited by player ``failed``: ``(failed, sides, scores by side) -> side``."""
+
+
+@dataclass(frozen=True, eq=False)
+class Format:
+    """A format as data: everything the referee, a match, a tournament, the ratings, records, the
+    judge and the replay ask of a format, defined once. A format is known by its :attr:`name`
+    (the built-ins by :class:`Mode`, any other by ``"module:ATTRIBUTE"``, see
+    :func:`format_named`), which is what records and tournament databases store.
+
+    ``sides[p]`` is the side player ``p``'s result counts for: its own (``(0, 1)``, ``(0, 1, 2)``)
+    or its team's (partnership: ``(0, 1, 0, 1)``). Results and scores are by side.
+
+    >>> PARTNERSHIP.players, PARTNERSHIP.teams, PARTNERSHIP.partner(1)
+    (4, True, 3)
+    >>> format_named("three-player").forfeit_winner(0, (10, 30, 20))
+    1
     """
 
-    mode: Mode
-    winner: int | None
-    scores: tuple[int, ...]
-    hand_points: tuple[int, ...]
-    hands_won: tuple[int, ...]
-    game_bonus: int
-    line_bonus: tuple[int, ...]
-    hands_played: int
-    end: GameEnd = GameEnd.TARGET
-    games: tuple[GameResult, ...] = ()
+    name: str
+    """How the format is named on the command line, in records and in databases."""
+    wire: Mode
+    """What bots are told the format is (docs/PROTOCOL.md knows the four built-ins; a format of
+    its own is told as the built-in whose messages it uses)."""
+    players: int
+    sides: tuple[int, ...]
+    start: SessionFactory
+    """Start a game: its first hand dealt."""
+    rotations: tuple[tuple[int, ...], ...]
+    """The seatings a mirrored deal is played in (``seats[p]`` is the bot at player ``p``): each
+    bot plays every seat of the deal once."""
+    orientations: tuple[tuple[int, ...], ...] = ()
+    """How a tournament's table is turned from one deal to the next (``orientation[p]`` is the
+    table place at player ``p`` before the rotation); none: the identity."""
+    arrangements: tuple[tuple[int, ...], ...] = ()
+    """The distinct ways a tournament seats one group of bots at a table (partnership: the three
+    ways to split four bots into two teams); none: the group as it comes."""
+    relative_seats: bool = False
+    """Whether each player is shown its hands from seat 0 (its seat changes from hand to hand)."""
+    dealer_sits_out: bool = False
+    """Whether the dealer of a hand sits it out (and is told so)."""
+    hands_a_round: int = 1
+    """Hands played a round, at tables 0, 1, ... (partnership: two)."""
+    single_hands: bool = False
+    """Whether a match may play single hands instead of games (``--hands``)."""
+    check: Callable[[Rules], None] = _any_rules
+    """Refuse options that do not apply (a :class:`FormatError` naming them)."""
+    forfeit: Forfeit = _to_the_opponent
+    summary: str = ""
+    """One line: who plays, how it is scored, its rule ID."""
+
+    def __post_init__(self) -> None:
+        if len(self.sides) != self.players or sorted(set(self.sides)) != list(
+            range(max(self.sides) + 1)
+        ):
+            raise FormatError(f"format {self.name}: sides {self.sides} do not fit its players")
+        for seating in (*self.rotations, *self.orientations, *self.arrangements):
+            if sorted(seating) != list(range(self.players)):
+                raise FormatError(f"format {self.name}: {seating} is not a seating of its players")
 
     def __str__(self) -> str:
-        side = "team" if self.mode.teams else "player"
-        totals = "-".join(str(s) for s in self.scores)
-        after = f"after {self.hands_played} hands"
-        if self.end is GameEnd.HAND_LIMIT:
-            after += " (the hand limit)"
-        if self.winner is None:
-            return f"drawn {totals} {after}"
-        return f"{side} {self.winner} wins {totals} {after}"
+        return self.name
 
+    def __repr__(self) -> str:
+        return f"Format({self.name!r})"
 
-class Session(Protocol):
-    """What the referee, the judge and a bot author drive, in any format."""
-
-    rules: Rules
-    seed: int
-    dealer: int
-    hand: Hand
-    hand_number: int
-    results: list[HandResult]
+    def __reduce__(self) -> tuple[Callable[[str], Format], tuple[str]]:
+        # A format crosses to worker processes by name: the same object comes out of the registry.
+        return format_named, (self.name,)
 
     @property
-    def mode(self) -> Mode: ...
+    def value(self) -> str:
+        """The name (as a :class:`Mode`'s value)."""
+        return self.name
 
     @property
-    def seated(self) -> tuple[int, int]: ...
+    def side_count(self) -> int:
+        """How many sides results and scores are given for."""
+        return max(self.sides) + 1
 
     @property
-    def table(self) -> int: ...
+    def teams(self) -> bool:
+        """Whether results are by team (two or more players share a side)."""
+        return self.side_count < self.players
 
-    @property
-    def next_seating(self) -> tuple[tuple[int, int], int]: ...
+    def side_of(self, player: int) -> int:
+        """The side player ``player``'s result is counted on."""
+        return self.sides[player]
 
-    @property
-    def hand_scores(self) -> tuple[int, int]: ...
+    def partner(self, player: int) -> int | None:
+        """The other player of ``player``'s team, if it has one."""
+        mates = [p for p, s in enumerate(self.sides) if s == self.sides[player] and p != player]
+        return mates[0] if len(mates) == 1 else None
 
-    @property
-    def totals(self) -> tuple[int, ...]: ...
+    def sides_as_told(self, player: int) -> list[int]:
+        """The sides in the order ``player`` is told them: its own first, then round the table,
+        where seats are relative; in side order otherwise."""
+        count = self.side_count
+        if not self.relative_seats:
+            return list(range(count))
+        own = self.sides[player]
+        return [(own + k) % count for k in range(count)]
 
-    @property
-    def is_over(self) -> bool: ...
+    def forfeit_winner(self, failed: int, scores: Sequence[int]) -> int | None:
+        """The side that wins a game player ``failed`` forfeits, from the scores by side: its
+        opponent; with three or more sides, the leader of the others (nobody when level)."""
+        return self.forfeit(failed, self.sides, scores)
 
-    @property
-    def result(self) -> GameResult | FormatResult | None: ...
+    def seatings(self) -> tuple[tuple[int, ...], ...]:
+        """The cycle of seatings a tournament table's games go through: each orientation, in
+        every rotation (``seats[p]`` is the table place of the bot at player ``p``)."""
+        turns = self.orientations or (tuple(range(self.players)),)
+        return tuple(
+            tuple(turn[r] for r in rotation) for turn in turns for rotation in self.rotations
+        )
 
-    def apply(self, action: Action) -> HandResult | None: ...
+    def tables_of(self, group: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """The tables a tournament seats ``group`` (bots by table place) at."""
+        if not self.arrangements:
+            return [group]
+        return [tuple(group[i] for i in arrangement) for arrangement in self.arrangements]
 
-    def record(self, result: HandResult) -> None: ...
-
-    def next_hand(self, deck: Sequence[int] | None = None) -> Hand: ...
-
-
-class _Format(HandSeries):
-    """What the three formats share: the deal stream, hand bookkeeping and the R22 hand limit
-    (counted in rounds: a partnership round is two hands)."""
-
-    mode: Mode
-
-    def __init__(
+    def new_session(
         self,
         rules: Rules = HOYLE,
         seed: int = 0,
         first_dealer: int | None = None,
         deck: Sequence[int] | None = None,
-    ) -> None:
-        """Start a game and deal its first hand (from ``deck`` if given, else from the seed);
-        ``first_dealer`` is a player, or in partnership the dealing team."""
-        check_rules(self.mode, rules)
-        self.rules = rules
-        self.seed = seed
-        self._rng = SplitMix64(seed)
-        first = self._rng.next()
-        self.dealer = self._first_dealer(first) if first_dealer is None else first_dealer
-        if not 0 <= self.dealer < self._dealers():
-            raise ValueError(
-                f"bad first dealer {first_dealer!r}: expected 0..{self._dealers() - 1}"
-            )
-        self.results: list[HandResult] = []
-        self.rounds = 0
-        self._result: FormatResult | None = None
-        self.hand_number = 0
-        self._setup()
-        self.hand = self._deal(deck)
-
-    def _setup(self) -> None:
-        """Set up the format's own score sheet, before the first deal."""
-
-    def _first_dealer(self, number: int) -> int:
-        return number & 1
-
-    def _dealers(self) -> int:
-        return 2
-
-    table: int = 0
-    """The current hand's table (partnership plays two a round)."""
-
-    @property
-    def result(self) -> FormatResult | None:
-        return self._result
-
-    def _round_over(self) -> bool:
-        """Count a round; True when the hand limit (R22) ends the game."""
-        self.rounds += 1
-        return self._result is None and self.rounds >= self.rules.hand_limit
+    ) -> Session:
+        """A game in this format with its first hand dealt (from ``deck`` if given)."""
+        self.check(rules)
+        return self.start(rules, seed, first_dealer, deck)
 
 
-def _winner_of(scores: Sequence[int]) -> int | None:
-    """The single highest score's index, or None when the highest is shared."""
-    top = max(scores)
-    leaders = [i for i, s in enumerate(scores) if s == top]
-    return leaders[0] if len(leaders) == 1 else None
+TWO_PLAYER = Format(
+    name=Mode.TWO_PLAYER.value,
+    wire=Mode.TWO_PLAYER,
+    players=2,
+    sides=(0, 1),
+    start=Game,
+    rotations=((0, 1), (1, 0)),
+    single_hands=True,
+    summary="two players, one game to the target (R15)",
+)
+HOLLYWOOD = Format(
+    name=Mode.HOLLYWOOD.value,
+    wire=Mode.HOLLYWOOD,
+    players=2,
+    sides=(0, 1),
+    start=Hollywood,
+    rotations=((0, 1), (1, 0)),
+    summary="two players, three games scored at once (R23)",
+)
+THREE_PLAYER = Format(
+    name=Mode.THREE_PLAYER.value,
+    wire=Mode.THREE_PLAYER,
+    players=3,
+    sides=(0, 1, 2),
+    start=ThreePlayer,
+    rotations=((0, 1, 2), (1, 2, 0), (2, 0, 1)),
+    orientations=((0, 1, 2), (0, 2, 1)),
+    relative_seats=True,
+    dealer_sits_out=True,
+    check=_three_player_rules,
+    forfeit=_to_the_leader,
+    summary="three players; the dealer sits out and the loser deals (R24)",
+)
+PARTNERSHIP = Format(
+    name=Mode.PARTNERSHIP.value,
+    wire=Mode.PARTNERSHIP,
+    players=4,
+    sides=(0, 1, 0, 1),
+    start=Partnership,
+    rotations=((0, 1, 2, 3), (1, 0, 3, 2)),
+    orientations=((0, 1, 2, 3), (2, 3, 0, 1)),
+    # Team 0 is players 0 and 2: the three ways to split a, b, c, d into two teams.
+    arrangements=((0, 2, 1, 3), (0, 1, 2, 3), (0, 1, 3, 2)),
+    relative_seats=True,
+    hands_a_round=2,
+    summary="four players in two teams, two tables a round (R25)",
+)
+BUILT_IN: Mapping[str, Format] = {
+    f.name: f for f in (TWO_PLAYER, HOLLYWOOD, THREE_PLAYER, PARTNERSHIP)
+}
+"""The formats of the rules (R15, R23-R25), by name."""
 
 
-@dataclass
-class _Column:
-    """One of Hollywood's three games: each player's points, whether they have a score in it
-    (their first win entered), the hands they won in it, and its result once decided."""
-
-    points: list[int]
-    entered: list[bool]
-    won: list[int]
-    result: GameResult | None = None
-
-
-class Hollywood(_Format):
-    """R23: two players, every hand scored into up to three games at once.
-
-    A won hand is entered in every open game in which its winner already has a score, and in the
-    first open game in which they have none (first win: game 1; second: games 1 and 2; third and
-    later: all three). A game is decided, with its own bonuses, when a player reaches the target in
-    it; later wins go only to games still open (a player shut out of a game enters their next win
-    as the first score of the next open game). The game is over when all three are decided.
-
-    >>> game = Hollywood(seed=1)
-    >>> game.seated, len(game.columns)
-    ((0, 1), 3)
-    """
-
-    mode = Mode.HOLLYWOOD
-
-    def _setup(self) -> None:
-        self.columns = [_Column([0, 0], [False, False], [0, 0]) for _ in range(HOLLYWOOD_GAMES)]
-
-    @property
-    def next_seating(self) -> tuple[tuple[int, int], int]:
-        return (0, 1), self.dealer
-
-    @property
-    def hand_scores(self) -> tuple[int, int]:
-        """The scores of the first game still open (the last game once all are decided)."""
-        column = next((c for c in self.columns if c.result is None), self.columns[-1])
-        return (column.points[0], column.points[1])
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """Each player's points so far, summed over the three games (no bonuses)."""
-        return tuple(sum(c.points[p] for c in self.columns) for p in (0, 1))
-
-    def entries(self, winner: int) -> list[int]:
-        """The games (0, 1, 2) a win by ``winner`` would be entered in now."""
-        games = []
-        for g, column in enumerate(self.columns):
-            if column.result is not None:
-                continue
-            games.append(g)
-            if not column.entered[winner]:
-                break
-        return games
-
-    def _score(self, result: HandResult) -> None:
-        rules = self.rules
-        winner = result.winner
-        if winner is not None:
-            for g in self.entries(winner):
-                column = self.columns[g]
-                column.points[winner] += result.points
-                column.entered[winner] = True
-                column.won[winner] += 1
-                if column.points[winner] >= rules.game_target:
-                    column.result = self._decide(column, winner, GameEnd.TARGET)
-            self.dealer = next_dealer(rules, self.dealer, winner)
-        if self._round_over():
-            for column in self.columns:
-                if column.result is None:
-                    column.result = self._decide(
-                        column, _winner_of(column.points), GameEnd.HAND_LIMIT
-                    )
-        if all(c.result is not None for c in self.columns):
-            self._end()
-
-    def _decide(self, column: _Column, winner: int | None, end: GameEnd) -> GameResult:
-        """A Hollywood game's result with its own bonuses (R16), as a two-player game's."""
-        return game_result(
-            self.rules, column.points, column.won, winner, end=end, hands_played=len(self.results)
-        )
-
-    def _end(self) -> None:
-        games = tuple(c.result for c in self.columns if c.result is not None)
-        scores = tuple(sum(g.scores[p] for g in games) for p in (0, 1))
-        end = (
-            GameEnd.HAND_LIMIT
-            if any(g.end is GameEnd.HAND_LIMIT for g in games)
-            else GameEnd.TARGET
-        )
-        winner = _winner_of(scores)
-        self._result = FormatResult(
-            mode=self.mode,
-            winner=winner,
-            scores=scores,
-            hand_points=tuple(sum(g.hand_points[p] for g in games) for p in (0, 1)),
-            hands_won=tuple(sum(1 for r in self.results if r.winner == p) for p in (0, 1)),
-            game_bonus=sum(g.game_bonus for g in games if g.winner == winner),
-            line_bonus=tuple(sum(g.line_bonus[p] for g in games) for p in (0, 1)),
-            hands_played=len(self.results),
-            end=end,
-            games=games,
-        )
-
-
-class _Totals(_Format):
-    """Formats scored on one running total per side (a player, or a team), with R15 and R16."""
-
-    sides: int
-
-    def _setup(self) -> None:
-        self.scores = [0] * self.sides
-        self.hands_won = [0] * self.sides
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        """The running scores by side (player, or team), no bonuses."""
-        return tuple(self.scores)
-
-    def _credit(self, side: int, points: int) -> None:
-        self.scores[side] += points
-        self.hands_won[side] += 1
-        if self.scores[side] >= self.rules.game_target:
-            self._end(side, GameEnd.TARGET)
-
-    def _check_limit(self) -> None:
-        if self._round_over():
-            self._end(_winner_of(self.scores), GameEnd.HAND_LIMIT)
-
-    def _end(self, winner: int | None, end: GameEnd) -> None:
-        rules = self.rules
-        bonus = 0
-        if end is GameEnd.TARGET and winner is not None:
-            others = [s for i, s in enumerate(self.scores) if i != winner]
-            bonus = rules.game_bonus + (rules.shutout_bonus if not any(others) else 0)
-        line = tuple(w * rules.line_bonus for w in self.hands_won)
-        final = [s + b for s, b in zip(self.scores, line, strict=True)]
-        if winner is not None:
-            final[winner] += bonus
-        self._result = FormatResult(
-            mode=self.mode,
-            winner=winner,
-            scores=tuple(final),
-            hand_points=tuple(self.scores),
-            hands_won=tuple(self.hands_won),
-            game_bonus=bonus,
-            line_bonus=line,
-            hands_played=len(self.results),
-            end=end,
-        )
-
-
-class ThreePlayer(_Totals):
-    """R24: three players. The dealer deals to the other two and sits out; the player on the
-    dealer's left (``dealer + 1``) is the hand's non-dealer (seat 0, first to decide on the upcard,
-    R6) and the other (``dealer + 2``) holds the dealer's seat (seat 1). The loser of a hand deals
-    the next, which the winner and the previous dealer play; after a drawn hand the same dealer
-    deals again to the same two. Each player has a running score; the first to the target wins
-    (R15), with R16's bonuses (a shutout when neither other player scored).
-
-    >>> game = ThreePlayer(seed=0)
-    >>> game.dealer, game.sitting_out, game.seated
-    (1, 1, (2, 0))
-    """
-
-    mode = Mode.THREE_PLAYER
-    sides = 3
-
-    def _first_dealer(self, number: int) -> int:
-        return number % 3
-
-    def _dealers(self) -> int:
-        return 3
-
-    @property
-    def next_seating(self) -> tuple[tuple[int, int], int]:
-        return ((self.dealer + 1) % 3, (self.dealer + 2) % 3), 1
-
-    @property
-    def sitting_out(self) -> int:
-        """The player who dealt the current hand and does not play it."""
-        return 3 - sum(self.seated)
-
-    @property
-    def hand_scores(self) -> tuple[int, int]:
-        a, b = self.seated
-        return (self.scores[a], self.scores[b])
-
-    def _score(self, result: HandResult) -> None:
-        if result.winner is not None:
-            players = self.seated
-            winner = players[result.winner]
-            self.dealer = players[1 - result.winner]  # the loser deals the next hand
-            self._credit(winner, result.points)
-        self._check_limit()
-
-
-class Partnership(_Totals):
-    """R25: four players in two teams, team 0 (players 0 and 2) against team 1 (players 1 and 3).
-
-    A round is two hands, at table 0 then table 1, each between a player of each team: in even
-    rounds (the first is round 0) 0 v 1 and 2 v 3, in odd rounds 0 v 3 and 2 v 1, so each player
-    meets both opponents in turn. Seat 0 of every hand is the team-0 player; the dealing team's
-    player deals at both tables (``dealer`` is a team). After both hands, each team's points are the
-    sum of the hands its players won (a drawn hand scores nothing); the team with more is credited
-    the difference (both won by one team: their sum; one each: the difference; level: nobody). The
-    credited team wins the round and O12 decides who deals next, as between two players; after a
-    round nobody is credited the same team deals again. Team totals run to the target (R15), with
-    R16's bonuses at team level (a box for each round won).
-
-    >>> game = Partnership(seed=3)
-    >>> game.table, game.seated
-    (0, (0, 1))
-    """
-
-    mode = Mode.PARTNERSHIP
-    sides = 2
-    TABLES = (((0, 1), (2, 3)), ((0, 3), (2, 1)))
-
-    def _setup(self) -> None:
-        super()._setup()
-        self._next_table = 0
-        self.table = 0
-        """The current hand's table: 0 or 1."""
-        self.round_results: list[HandResult] = []
-
-    @property
-    def next_seating(self) -> tuple[tuple[int, int], int]:
-        return self.TABLES[self.rounds % 2][self._next_table], self.dealer
-
-    def _deal(self, deck: Sequence[int] | None) -> Hand:
-        self.table = self._next_table
-        return super()._deal(deck)
-
-    @property
-    def hand_scores(self) -> tuple[int, int]:
-        return (self.scores[0], self.scores[1])
-
-    def _score(self, result: HandResult) -> None:
-        self.round_results.append(result)
-        if self.table == 0:
-            self._next_table = 1
-            return
-        points = [0, 0]
-        for r in self.round_results:
-            if r.winner is not None:
-                points[r.winner] += r.points  # seat 0 of every hand is team 0's player
-        self.round_results = []
-        self._next_table = 0
-        credited = _winner_of(points)
-        if credited is not None:
-            self.dealer = next_dealer(self.rules, self.dealer, credited)
-            self._credit(credited, points[credited] - points[1 - credited])
-        self._check_limit()
-
-
-def check_rules(mode: Mode, rules: Rules) -> None:
-    """Reject options that do not apply to ``mode`` (a :class:`FormatError` naming them)."""
-    if mode is Mode.THREE_PLAYER and rules.next_dealer != HOYLE.next_dealer:
+def format_named(name: str | Mode | Format) -> Format:
+    """The format called ``name``: a built-in (:data:`BUILT_IN`), or ``"module:ATTRIBUTE"`` for a
+    :class:`Format` defined in an importable module (imported on first use, in every process that
+    asks, so worker processes find it too). A :class:`FormatError` says what is wrong."""
+    if isinstance(name, Format):
+        return name
+    text = str(name)
+    found = BUILT_IN.get(text)
+    if found is not None:
+        return found
+    module_name, colon, attribute = text.partition(":")
+    if not colon or not module_name or not attribute:
         raise FormatError(
-            f"option next_dealer={rules.next_dealer} does not apply to three-player: the loser "
-            "of each hand deals the next (R24); leave next_dealer at its default"
+            f"unknown format {text!r}: choose one of {', '.join(BUILT_IN)}, or name a Format "
+            "of your own as module:ATTRIBUTE"
         )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise FormatError(f"format {text!r}: cannot import {module_name}: {error}") from None
+    found = getattr(module, attribute, None)
+    if not isinstance(found, Format):
+        raise FormatError(f"format {text!r}: {module_name} has no Format called {attribute}")
+    if found.name != text:
+        raise FormatError(
+            f"format {text!r}: the Format there is named {found.name!r}; name it {text!r} so "
+            "that records and databases find it again"
+        )
+    return found
+
+
+def check_rules(mode: Mode | Format, rules: Rules) -> None:
+    """Reject options that do not apply to ``mode`` (a :class:`FormatError` naming them)."""
+    format_named(mode).check(rules)
 
 
 def new_session(
-    mode: Mode,
+    mode: Mode | Format,
     rules: Rules = HOYLE,
     seed: int = 0,
     first_dealer: int | None = None,
@@ -444,18 +288,17 @@ def new_session(
 ) -> Session:
     """A game in ``mode`` with its first hand dealt (from ``deck`` if given). ``first_dealer``
     is a player, or in partnership the dealing team."""
-    if mode is Mode.TWO_PLAYER:
-        return Game(rules, seed, first_dealer, deck)
-    kinds: dict[Mode, type[Hollywood | ThreePlayer | Partnership]] = {
-        Mode.HOLLYWOOD: Hollywood,
-        Mode.THREE_PLAYER: ThreePlayer,
-        Mode.PARTNERSHIP: Partnership,
-    }
-    return kinds[mode](rules, seed, first_dealer, deck)
+    return format_named(mode).new_session(rules, seed, first_dealer, deck)
 
 
 __all__ = [
+    "BUILT_IN",
+    "HOLLYWOOD",
     "HOLLYWOOD_GAMES",
+    "PARTNERSHIP",
+    "THREE_PLAYER",
+    "TWO_PLAYER",
+    "Format",
     "FormatError",
     "FormatResult",
     "Hollywood",
@@ -464,5 +307,6 @@ __all__ = [
     "Session",
     "ThreePlayer",
     "check_rules",
+    "format_named",
     "new_session",
 ]

@@ -10,15 +10,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
 from engine.deck import SplitMix64
 from engine.errors import EngineError
 from engine.hand import Action, Hand, HandResult, Phase
 from engine.modes import Mode
-
-if TYPE_CHECKING:
-    from engine.formats import FormatResult
 from engine.rules import HOYLE, Rules
 
 
@@ -60,9 +57,14 @@ class GameResult:
         return f"player {self.winner} wins {self.scores[0]}-{self.scores[1]} {after}"
 
 
-class HandSeries:
+Outcome = TypeVar("Outcome")
+"""What a series of hands ends with: a :class:`GameResult`, or a format's own result."""
+
+
+class HandSeries(Generic[Outcome]):
     """Hands dealt one after another from one seed's stream (R21), each scored as it ends: what a
-    two-player :class:`Game` and every format of :mod:`engine.formats` share.
+    two-player :class:`Game` and every format of :mod:`engine.formats` share, generic in the
+    result the series ends with.
 
     A subclass sets ``rules``, ``seed`` and ``_rng`` (and whatever its seating needs), then deals
     the first hand with :meth:`_deal`; it scores a hand in :meth:`_score`, says who plays and deals
@@ -77,7 +79,7 @@ class HandSeries:
     _seated: tuple[int, int] = (0, 1)
 
     @property
-    def result(self) -> GameResult | FormatResult | None:
+    def result(self) -> Outcome | None:
         raise NotImplementedError
 
     @property
@@ -139,7 +141,7 @@ class HandSeries:
         return self.hand
 
 
-class Game(HandSeries):
+class Game(HandSeries[GameResult]):
     """A game between players 0 and 1.
 
     >>> game = Game(seed=1)
