@@ -305,9 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\r\033[K", end="", file=sys.stderr)
     wall = time.perf_counter() - started
     summaries = [summarise(pair, blocks[pair]) for pair in args.pairs]
-    command = "python benchmarks/ladder.py " + " ".join(
-        sys.argv[1:] if argv is None else argv
-    )
+    command = "python benchmarks/ladder.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(table(summaries))
     print()
     print(
