@@ -5,24 +5,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 from typing import Any
 
 from arena.cli.options import (
+    add_bots_file_argument,
     add_clock_arguments,
+    add_concurrency_arguments,
     add_process_arguments,
     add_rules_arguments,
+    add_seed_argument,
+    add_subprocess_argument,
+    bots_file_from,
+    check_concurrency,
+    clock_from,
     positive_int,
     rules_from,
     sandbox_from,
     seed_from,
 )
 from arena.play.match import Match, MatchError
-from arena.play.referee import Clock
-from arena.seats.botspec import BotSpec, load_bots_file, resolve
+from arena.seats.botspec import BotSpec, resolve
 from arena.terminal import printable
 from arena.tournament.ab import ABTest, Estimate, Pairing, play
 
@@ -35,8 +39,8 @@ cards cancel out, so two versions of a bot are told apart in far fewer hands (di
 few tenths of a point a hand in a few thousand hands), where games need hours (gin-arena sprt).
 
 A bot is the name of a built-in bot, the name of an entry of the --bots file, or a command line.
-The hands are played in --jobs worker processes; the deals depend on --seed only. A bot that
-fails forfeits the hand (it scores no points) and is counted under "forfeits"; the test then
+The hands are played in --concurrency worker processes; the deals depend on --seed only. A bot
+that fails forfeits the hand (it scores no points) and is counted under "forfeits"; the test then
 gives no verdict and exits with 1 (gin-arena check-bot finds what makes a bot fail).
 
 examples:
@@ -63,29 +67,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="hands each pairing plays (default 1000; even: a deal is played twice)",
     )
-    parser.add_argument("--seed", type=int, help="the deals' seed (default: a random one)")
-    parser.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="worker processes (default: the number of cores)",
-    )
-    parser.add_argument(
-        "--bots",
-        type=Path,
-        help='a TOML bots file to look the bots up in (README.md, "Bots files")',
-    )
-    parser.add_argument(
-        "--subprocess", action="store_true", help="run built-in bots as subprocesses too"
-    )
+    add_seed_argument(parser)
+    add_concurrency_arguments(parser)
+    add_bots_file_argument(parser)
+    add_subprocess_argument(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     add_rules_arguments(parser)
     add_clock_arguments(parser)
-    add_process_arguments(parser, logs=False)
+    add_process_arguments(parser)
 
 
 def _specs(args: argparse.Namespace) -> tuple[BotSpec, BotSpec, BotSpec | None]:
-    known = load_bots_file(args.bots) if args.bots else {}
+    known = bots_file_from(args.bots)
     texts = [args.new, args.base] + ([args.against] if args.against is not None else [])
     specs = [resolve(text, known) for text in texts]
     names = [spec.name for spec in specs]
@@ -106,7 +99,7 @@ def build(args: argparse.Namespace) -> ABTest:
         )
     seed = seed_from(args.seed)
     rules = rules_from(args.rules, args.options)
-    clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
+    clock = clock_from(args)
     new, base, against = _specs(args)
     everyone = [new, base] + ([against] if against is not None else [])
     sandbox = sandbox_from(args.sandbox, everyone, not args.subprocess)
@@ -195,6 +188,7 @@ def report(test: ABTest) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_concurrency(args.concurrency, args.oversubscribe)
     test = build(args)
     total = args.hands * len(test.pairings)
     new, base = printable(test.new), printable(test.base)
@@ -202,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         opponent = "" if test.against is None else f" against {printable(test.against)}"
         print(
             f"A/B {new} v {base}{opponent}: {args.hands} hands a pairing, mirrored, "
-            f"seed {test.seed}, {args.jobs} worker{'s' * (args.jobs != 1)}",
+            f"seed {test.seed}, {args.concurrency} worker{'s' * (args.concurrency != 1)}",
             flush=True,
         )
     shown = 0
@@ -217,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     try:
-        play(test, args.jobs, progress)
+        play(test, args.concurrency, progress)
     except KeyboardInterrupt:
         print(
             f"\ninterrupted after {test.played} of {total} hands (seed {test.seed}); "

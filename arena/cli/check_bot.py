@@ -16,8 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.cli.options import (
+    add_bots_file_argument,
     add_clock_arguments,
+    add_logs_argument,
     add_process_arguments,
+    add_wire_argument,
+    bots_file_from,
+    clock_from,
     logs_from,
     positive_int,
     sandbox_from,
@@ -25,7 +30,7 @@ from arena.cli.options import (
 from arena.play.match import log_tail
 from arena.play.referee import Clock, GameOutcome, Referee
 from arena.seats import wire
-from arena.seats.botspec import BotSpec, Launch, load_bots_file, resolve
+from arena.seats.botspec import BotSpec, Launch, resolve
 from arena.seats.connection import BotError, BotTimeout, Connection, InProcessConnection
 from arena.seats.process import ProcessConnection
 from arena.terminal import printable
@@ -485,7 +490,7 @@ def _response_times(seen: _Seen, clock: Clock) -> Check:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bot", metavar="COMMAND", help="the bot: a command line or a name")
-    parser.add_argument("--bots", type=Path, help="a TOML bots file to look the name up in")
+    add_bots_file_argument(parser)
     add_clock_arguments(parser)
     parser.add_argument(
         "--games",
@@ -496,15 +501,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--in-process", action="store_true", help="run a built-in bot in-process")
     add_process_arguments(parser)
-    wire.add_wire_argument(parser)
+    add_logs_argument(parser)
+    add_wire_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    known = load_bots_file(args.bots) if args.bots else {}
+    known = bots_file_from(args.bots)
     spec = resolve(args.bot, known)
     wire.enable(args.log_wire)
-    clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
+    clock = clock_from(args)
     logs = logs_from(args.logs)
     launch = Launch(
         memory_mb=args.memory_mb,

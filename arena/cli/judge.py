@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli.options import add_mode_argument
+from arena.cli.options import add_mode_filter_argument
 from arena.records.judge import judge
 from arena.terminal import printable
 from engine.modes import Mode
@@ -22,7 +22,7 @@ holds is checked.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("record", type=Path, metavar="FILE", help="a record file (JSON Lines)")
-    add_mode_argument(parser, required_of="every game of the record")
+    add_mode_filter_argument(parser, required_of="every game of the record")
 
 
 def run(args: argparse.Namespace) -> int:

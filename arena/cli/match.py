@@ -18,10 +18,18 @@ from pathlib import Path
 from typing import IO, Final
 
 from arena.cli.options import (
+    DEFAULT_PRESET,
+    add_bots_file_argument,
     add_clock_arguments,
+    add_logs_argument,
     add_mode_argument,
     add_process_arguments,
     add_rules_arguments,
+    add_seed_argument,
+    add_subprocess_argument,
+    add_wire_argument,
+    bots_file_from,
+    clock_from,
     logs_from,
     mode_from,
     positive_int,
@@ -30,9 +38,9 @@ from arena.cli.options import (
     seed_from,
 )
 from arena.play.match import GameReport, Match, MatchError, MatchResult
-from arena.play.referee import Clock, RecordWriteError
+from arena.play.referee import RecordWriteError
 from arena.seats import wire
-from arena.seats.botspec import BotSpec, load_bots_file, resolve
+from arena.seats.botspec import BotSpec, resolve
 from arena.stats.ratings import Z95
 from arena.terminal import printable
 from arena.tournament.standings import Column, Step, fit_table, terminal_width
@@ -89,13 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="play this many single hands instead of games",
     )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="match seed (default: a random one, printed at the end; a seed given here makes "
-        "every deal predictable to anyone who knows it)",
-    )
+    add_seed_argument(parser)
     add_rules_arguments(parser)
     add_clock_arguments(parser)
     parser.add_argument(
@@ -118,27 +120,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"print a line for every game or hand (the default for {FEW} or fewer)",
     )
-    parser.add_argument(
-        "--bots",
-        type=Path,
-        help='a TOML bots file to look the bots up in (README.md, "Bots files")',
-    )
-    parser.add_argument(
-        "--subprocess", action="store_true", help="run built-in bots as subprocesses too"
-    )
+    add_bots_file_argument(parser)
+    add_subprocess_argument(parser)
     add_process_arguments(parser)
-    wire.add_wire_argument(parser)
+    add_logs_argument(parser)
+    add_wire_argument(parser)
 
 
 def bot_specs(args: argparse.Namespace) -> tuple[BotSpec, ...]:
-    known = load_bots_file(args.bots) if args.bots else {}
+    known = bots_file_from(args.bots)
     return tuple(resolve(text, known) for text in args.bot)
 
 
 def run(args: argparse.Namespace) -> int:
     wire.enable(args.log_wire)
     rules = rules_from(args.rules, args.options)
-    clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
+    clock = clock_from(args)
     count = args.hands if args.hands is not None else (args.games if args.games is not None else 2)
     seed = seed_from(args.seed)
     mode = mode_from(args.mode, len(args.bot), rules, args.hands is not None)
@@ -195,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
             f"{title}: {count} {unit}s"
             + ("" if mode is Mode.TWO_PLAYER else f", {mode}")
             + (f", seed {seed}" if args.seed is not None else "")
-            + f", rules {args.rules}"
+            + f", rules {args.rules or DEFAULT_PRESET}"
             + (f" ({printable(', '.join(args.options))})" if args.options else "")
             + (", mirrored" if args.mirror else "")
         )

@@ -17,17 +17,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.cli.options import (
+    DEFAULT_PRESET,
+    add_bots_file_argument,
     add_clock_arguments,
+    add_logs_argument,
     add_process_arguments,
     add_rules_arguments,
+    add_seed_argument,
+    bots_file_from,
+    clock_from,
     logs_from,
     positive_int,
     rules_from,
     sandbox_from,
     seed_from,
 )
-from arena.play.referee import Clock
-from arena.seats.botspec import BotSpec, Launch, load_bots_file, resolve
+from arena.seats.botspec import BotSpec, Launch, resolve
 from arena.seats.connection import Connection, InProcessConnection
 from arena.terminal import printable
 from bots import BUILTIN
@@ -86,12 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the score that wins a game (the same as --set game_target=N)",
     )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="match seed (default: a random one, printed at the end)",
-    )
+    add_seed_argument(parser)
     parser.add_argument(
         "--record",
         type=Path,
@@ -101,12 +101,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_rules_arguments(parser)
     add_clock_arguments(parser)
-    parser.add_argument(
-        "--bots",
-        type=Path,
-        help='a TOML bots file to look BOT up in (README.md, "Bots files")',
-    )
+    add_bots_file_argument(parser)
     add_process_arguments(parser)
+    add_logs_argument(parser)
 
 
 HUMAN_SECONDS = 0.25
@@ -146,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from(args.rules, args.options)
     if args.target is not None:
         rules = rules.replace(game_target=args.target)
-    clock = Clock(args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time)
+    clock = clock_from(args)
     if clock.move + clock.grace + clock.bank < HUMAN_SECONDS:
         raise ValueError(
             f"--move-time with --grace and --time-bank must give at least {HUMAN_SECONDS:g} s a "
@@ -157,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--name must not be empty")
     single = args.hands is not None
     count = args.hands if single else (args.games if args.games is not None else 1)
-    known = load_bots_file(args.bots) if args.bots else {}
+    known = bots_file_from(args.bots)
     opponent = resolve(args.bot, known)
     sandbox = sandbox_from(args.sandbox, (opponent,), in_process=True)
     logs = logs_from(args.logs)
@@ -206,7 +203,8 @@ def run(args: argparse.Namespace) -> int:
             finished = 0
 
     console.print(
-        f"{shown[0]} v {shown[1]}: {count} {unit}{'s' if count != 1 else ''}, rules {args.rules}"
+        f"{shown[0]} v {shown[1]}: {count} {unit}{'s' if count != 1 else ''}"
+        + f", rules {args.rules or DEFAULT_PRESET}"
         + (f" ({printable(', '.join(args.options))})" if args.options else "")
         + ("" if single else f", game to {rules.game_target}")
         + ". Type ? at a prompt for help, q to quit."

@@ -7,8 +7,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+from arena.cli.options import add_standings_arguments
 from arena.tournament.runner import Config, check_anchor
-from arena.tournament.standings import FORMATS, NARROWING, render, standings
+from arena.tournament.standings import NARROWING, render, standings
 from arena.tournament.store import Store
 
 NAME = "ratings"
@@ -46,8 +47,7 @@ database of an older version of gin-arena.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, required=True, help="the tournament database")
-    parser.add_argument("--anchor", help="rate this bot 0 (default: the mean is 0)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    add_standings_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,23 +8,32 @@ import contextlib
 import datetime
 import json
 import math
-import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Final
 
 from arena.cli.options import (
+    add_bots_file_argument,
     add_clock_arguments,
+    add_concurrency_arguments,
+    add_logs_argument,
     add_process_arguments,
     add_rules_arguments,
+    add_seed_argument,
+    add_subprocess_argument,
+    bots_file_from,
+    check_concurrency,
+    clock_given,
+    limits_given,
     logs_from,
     positive_int,
-    rules_from,
+    rules_given,
     sandbox_from,
+    seed_given,
 )
 from arena.play.match import MatchError
-from arena.seats.botspec import load_bots_file, resolve
+from arena.seats.botspec import resolve
 from arena.stats.sprt import (
     SCORE_CLAMP,
     Pentanomial,
@@ -108,32 +117,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         help="stop without a verdict after this many games (default 20000; even)",
     )
-    parser.add_argument(
-        "--bots",
-        type=Path,
-        help='a TOML bots file to look NEW and BASE up in (README.md, "Bots files")',
-    )
-    parser.add_argument(
-        "--concurrency",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="games at once (default: the number of cores)",
-    )
-    parser.add_argument("--seed", type=int, help="the deals' seed (default: a random one)")
+    add_bots_file_argument(parser)
+    add_concurrency_arguments(parser)
+    add_seed_argument(parser)
     add_rules_arguments(parser)
     add_clock_arguments(parser)
-    for name in ("rules", "move_time", "time_bank", "grace", "startup_time", "quit_time"):
-        parser.set_defaults(**{name: None})
-    parser.set_defaults(options=None)
     parser.add_argument("--db", type=Path, help="the database (default: sprt-DATE.sqlite)")
     parser.add_argument("--resume", action="store_true", help="continue the test in --db")
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
-    parser.add_argument(
-        "--subprocess",
-        action="store_true",
-        help="run built-in bots as subprocesses too",
-    )
+    add_subprocess_argument(parser)
     add_process_arguments(parser)
+    add_logs_argument(parser)
 
 
 def _parameters(args: argparse.Namespace, stored: dict[str, Any] | None) -> dict[str, Any]:
@@ -160,6 +154,7 @@ def _parameters(args: argparse.Namespace, stored: dict[str, Any] | None) -> dict
 
 
 def run(args: argparse.Namespace) -> int:
+    check_concurrency(args.concurrency, args.oversubscribe)
     if args.resume:
         if args.db is None:
             raise ValueError("--resume needs --db PATH: the database of the test to continue")
@@ -178,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         if args.new is None or args.base is None:
             raise ValueError("name the two bots: gin-arena sprt NEW BASE")
         params = _parameters(args, None)
-        known = load_bots_file(args.bots) if args.bots is not None else {}
+        known = bots_file_from(args.bots)
         new, base = resolve(args.new, known), resolve(args.base, known)
         if new.name == base.name:  # greedy v greedy: each its own name
             new = resolve(args.new, known, name=f"{new.name}#new")
@@ -188,26 +183,15 @@ def run(args: argparse.Namespace) -> int:
             "mirror": True,
             "in_process": not args.subprocess,
         }
-        if args.seed is not None:
+        if seed_given(args.seed) is not None:
             given["seed"] = args.seed
-        if args.rules is not None or args.options is not None:
-            given["rules"] = rules_from(args.rules or "hoyle", args.options or [])
-        clock = {
-            field: value
-            for field, value in (
-                ("move", args.move_time),
-                ("bank", args.time_bank),
-                ("grace", args.grace),
-                ("startup", args.startup_time),
-                ("quit", args.quit_time),
-            )
-            if value is not None
-        }
+        rules = rules_given(args.rules, args.options)
+        if rules is not None:
+            given["rules"] = rules
+        clock = clock_given(args)
         if clock:
             given["clock"] = clock
-        for name in ("memory_mb", "cpu_seconds", "pids"):
-            if getattr(args, name) is not None:
-                given[name] = getattr(args, name)
+        given.update(limits_given(args))
         config = new_config((new, base), **given)
         db = args.db or Path(datetime.datetime.now().strftime("sprt-%Y%m%d-%H%M%S.sqlite"))
         if db.exists():

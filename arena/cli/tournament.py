@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
-import os
 import shlex
 import sys
 import tempfile
@@ -15,22 +14,34 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.options import (
+    add_bot_argument,
+    add_bots_file_argument,
     add_clock_arguments,
+    add_concurrency_arguments,
+    add_logs_argument,
     add_mode_argument,
     add_process_arguments,
     add_rules_arguments,
+    add_seed_argument,
+    add_standings_arguments,
+    add_subprocess_argument,
+    add_wire_argument,
+    bot_options_from,
+    bots_file_from,
+    check_concurrency,
+    clock_given,
+    limits_given,
     logs_from,
-    positive_int,
-    rules_from,
+    rules_given,
     sandbox_from,
+    seed_given,
 )
 from arena.play.match import MatchError
 from arena.seats import wire
-from arena.seats.botspec import BotSpec, BotSpecError, load_bots_file, resolve
+from arena.seats.botspec import resolve
 from arena.terminal import printable
 from arena.tournament import cluster
 from arena.tournament.runner import (
-    CLOCK_FIELDS,
     KINDS,
     RESTARTS,
     Config,
@@ -45,7 +56,7 @@ from arena.tournament.runner import (
     schedule,
 )
 from arena.tournament.runner import run as play_games
-from arena.tournament.standings import FORMATS, render, standings
+from arena.tournament.standings import render, standings
 from arena.tournament.store import GameRow, Store, StoreError
 from bots import DEFAULT_TOURNAMENT
 from engine.modes import Mode
@@ -99,28 +110,15 @@ is a path (./mybot) and every argument naming an existing file (mybot.py), again
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = BOTS_FILE
-    parser.add_argument(
-        "--bot",
-        action="append",
-        metavar="NAME=COMMAND",
-        help="a bot: a name and a command line or built-in bot name (repeatable)",
-    )
-    parser.add_argument(
-        "--bots", type=Path, help="a TOML bots file: every bot in it plays (see below)"
-    )
+    add_bot_argument(parser)
+    add_bots_file_argument(parser)
     parser.add_argument(
         "--kind",
         choices=KINDS,
         help="round-robin (default) or gauntlet (the first bot against each of the others; in "
         "the three- and four-player formats, the tables that seat the first bot)",
     )
-    add_mode_argument(
-        parser,
-        help="the format: two-player (default), hollywood (two bots a game, three games scored "
-        "at once), three-player (three bots a game, from at least three) or partnership (two "
-        "teams of two a game, from at least four bots); docs/RULES.md R23-R25",
-    )
-    parser.set_defaults(mode=None)  # given or not: a resumed tournament keeps its own
+    add_mode_argument(parser)  # given or not: a resumed tournament keeps its own
     parser.add_argument(
         "--games-per-table",
         "--games-per-pair",
@@ -148,12 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "state from game to game plays reproducibly and a resumed run replays it exactly) or "
         "game (before every game)",
     )
-    parser.add_argument(
-        "--concurrency",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="games at once, in worker processes (default and most: the number of cores)",
-    )
+    add_concurrency_arguments(parser)
     parser.add_argument(
         "--ray",
         metavar="ADDRESS",
@@ -161,23 +154,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "this machine belongs to) or local (start one here); this process keeps the database "
         "(needs pip install 'gin-rummy-arena[ray]'; docs/DISTRIBUTED.md)",
     )
-    parser.add_argument(
-        "--oversubscribe",
-        action="store_true",
-        help="allow --concurrency above the number of cores (bots then compete for the CPU "
-        "and lose games on time that they would not lose alone)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        help="tournament seed (default: a random one, stored and printed at the end; a seed "
-        "given here makes every deal predictable to anyone who knows it)",
-    )
+    add_seed_argument(parser)
     add_rules_arguments(parser)
     add_clock_arguments(parser)
-    for name in ("rules", "move_time", "time_bank", "grace", "startup_time", "quit_time"):
-        parser.set_defaults(**{name: None})
-    parser.set_defaults(options=None)
     parser.add_argument(
         "--db",
         type=Path,
@@ -185,28 +164,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "tournament-DATE.sqlite in the current directory)",
     )
     parser.add_argument("--resume", action="store_true", help="finish the tournament in --db")
-    parser.add_argument("--anchor", help="rate this bot 0 (default: the mean is 0)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="standings format")
-    parser.add_argument(
-        "--subprocess",
-        action="store_const",
-        const=True,
-        help="run built-in bots as subprocesses too",
-    )
+    add_standings_arguments(parser)
+    add_subprocess_argument(parser)
     add_process_arguments(parser)
-    wire.add_wire_argument(parser)
-
-
-def _bots(args: argparse.Namespace) -> tuple[BotSpec, ...]:
-    specs: list[BotSpec] = []
-    if args.bots is not None:
-        specs.extend(load_bots_file(args.bots).values())
-    for text in args.bot or []:
-        name, sep, command = text.partition("=")
-        if not sep or not name.strip() or not command.strip():
-            raise BotSpecError(f"bad --bot {text!r}: write NAME=COMMAND, e.g. mine='./mybot'")
-        specs.append(resolve(command.strip(), name=name.strip()))
-    return tuple(specs)
+    add_logs_argument(parser)
+    add_wire_argument(parser)
 
 
 def _given(args: argparse.Namespace) -> dict[str, Any]:
@@ -214,36 +176,23 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
     clock as a mapping of the fields given): what a new tournament sets, and what a resumed one
     may only repeat."""
     given: dict[str, Any] = {}
-    bots = _bots(args)
+    bots = tuple(bots_file_from(args.bots).values()) + bot_options_from(args.bot)
     if bots:
         given["bots"] = bots
-    for name in (
-        "kind",
-        "games_per_pair",
-        "mirror",
-        "seed",
-        "memory_mb",
-        "cpu_seconds",
-        "pids",
-        "restart",
-    ):
+    for name in ("kind", "games_per_pair", "mirror", "restart"):
         if getattr(args, name) is not None:
             given[name] = getattr(args, name)
+    if seed_given(args.seed) is not None:
+        given["seed"] = args.seed
+    given.update(limits_given(args))
     if args.mode is not None:
         given["mode"] = Mode.parse(args.mode)
     if args.subprocess is not None:
         given["in_process"] = not args.subprocess
-    if args.rules is not None or args.options is not None:
-        given["rules"] = rules_from(args.rules or "hoyle", args.options or [])
-    clock = {
-        field: value
-        for field, value in zip(
-            CLOCK_FIELDS,
-            (args.move_time, args.time_bank, args.grace, args.startup_time, args.quit_time),
-            strict=True,
-        )
-        if value is not None
-    }
+    rules = rules_given(args.rules, args.options)
+    if rules is not None:
+        given["rules"] = rules
+    clock = clock_given(args)
     if clock:
         given["clock"] = clock
     return given
@@ -251,13 +200,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     wire.enable(args.log_wire)
-    cores = os.cpu_count() or 1
-    if args.concurrency > cores and not args.oversubscribe and args.ray is None:
-        raise ValueError(
-            f"--concurrency {args.concurrency} is more than the {cores} cores of this machine: "
-            "bots would compete for the CPU and lose games on time; use at most "
-            f"--concurrency {cores}, or add --oversubscribe to run that many anyway"
-        )
+    if args.ray is None:
+        check_concurrency(args.concurrency, args.oversubscribe)
     logs = logs_from(args.logs)
     given = _given(args)
     if args.resume:

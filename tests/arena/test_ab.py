@@ -143,7 +143,7 @@ def test_the_number_of_workers_does_not_change_the_hands(
     # random draws from a generator seeded by the hand's number: the same in any worker.
     args = ("greedy", "random", "--against", "greedy", "--hands", "64", "--seed", "11")
     one = ab_json(capsys, *args, "--jobs", "1")
-    two = ab_json(capsys, *args, "--jobs", "3")
+    two = ab_json(capsys, *args, "--jobs", "3", "--oversubscribe")  # --concurrency, old name
     assert one == two
     assert one["scores"]["greedy"]["points"] > one["scores"]["random"]["points"]
 
