@@ -230,8 +230,27 @@ def check_bot(
 ) -> list[Check]:
     """Run every check; return them in order. ``launch`` says how the bot's process is run
     (sandbox, limits); by default as a process (``in_process`` runs a built-in bot here)."""
+    session = _Session(spec, clock, workdir, _launch(launch, in_process, clock))
+    handshake = session.handshake(logs_kept)
+    if not handshake.ok:
+        return [handshake]
+    checks = [handshake, *session.send_unknown()]
+    checks += session.scenarios()
+    checks += session.full_games(games)
+    checks += session.formats()
+    if session.is_process and not any(c.name == UNKNOWN for c in checks):
+        checks.append(Check(UNKNOWN, True, "an unknown message type changed nothing"))
+    checks.append(_coverage(session.seen))
+    checks.append(_response_times(session.seen, clock))
+    checks += session.close()
+    return checks
+
+
+def _launch(launch: Launch | None, in_process: bool, clock: Clock) -> Launch:
+    """How the bot is run: ``launch``'s limits, sandbox and hidden paths, ``in_process``, and
+    the clock's time to quit."""
     how = launch or Launch(quit_wait=clock.quit)
-    how = Launch(
+    return Launch(
         in_process=in_process,
         memory_mb=how.memory_mb,
         cpu_seconds=how.cpu_seconds,
@@ -241,25 +260,48 @@ def check_bot(
         quit_wait=clock.quit,
     )
 
-    def _connect(spec: BotSpec, workdir: Path, in_process: bool) -> Connection:
-        connection = spec.connect(workdir, how)
+
+UNKNOWN = "ignores unknown messages"
+"""The check that a bot process ignores a message type it does not know."""
+
+
+class _Session:
+    """The bot under check and its greedy opponent, through every phase of the checks: the
+    handshake, the probe of an unknown message type, the scripted situations, the full games,
+    the formats and the quit. The games are numbered on from 1 across all of them."""
+
+    def __init__(self, spec: BotSpec, clock: Clock, workdir: Path, how: Launch) -> None:
+        self.spec = spec
+        self.clock = clock
+        self.workdir = workdir
+        self.how = how
+        self.seen = _Seen()
+        self.referee = Referee(HOYLE, clock)
+        self.inner = self._connect()
+        self.opponent: Connection | None = None
+        self.number = 0
+
+    @property
+    def is_process(self) -> bool:
+        return isinstance(self.inner, ProcessConnection)
+
+    def _connect(self) -> Connection:
+        connection = self.spec.connect(self.workdir, self.how)
         if isinstance(connection, ProcessConnection):
             connection.honours_ignores = False  # every event, to see that the bot copes with each
         return connection
 
-    checks: list[Check] = []
-    seen = _Seen()
-    referee = Referee(HOYLE, clock)
-    inner = _connect(spec, workdir, in_process)
-    started = time.perf_counter()
-    try:
-        ready = inner.start(referee.hello(0, "greedy"), clock.startup)
-    except BotError as error:
-        inner.close()
-        log = log_tail(inner.log_path, kept=logs_kept)
-        return [Check("handshake", False, f"{error.reason}: {error.detail}{log}")]
-    checks.append(
-        Check(
+    def handshake(self, logs_kept: bool) -> Check:
+        """Start the bot and, once it is ready, its opponent."""
+        inner, clock = self.inner, self.clock
+        started = time.perf_counter()
+        try:
+            ready = inner.start(self.referee.hello(0, "greedy"), clock.startup)
+        except BotError as error:
+            inner.close()
+            log = log_tail(inner.log_path, kept=logs_kept)
+            return Check("handshake", False, f"{error.reason}: {error.detail}{log}")
+        check = Check(
             "handshake",
             True,
             f"ready in {time.perf_counter() - started:.2f} s: protocol {ready.protocol_version}, "
@@ -267,71 +309,98 @@ def check_bot(
             + (f" by {printable(ready.author)}" if ready.author else "")
             + (f"; ignores {', '.join(map(printable, ready.ignores))}" if ready.ignores else ""),
         )
-    )
-    # Named apart from the bot, whose lines are taken off the wire by its name.
-    opponent = InProcessConnection("greedy" if inner.name != "greedy" else "opponent", GreedyBot)
-    opponent.start(referee.hello(1, ready.name), clock.startup)
+        # Named apart from the bot, whose lines are taken off the wire by its name.
+        name = "greedy" if inner.name != "greedy" else "opponent"
+        self.opponent = InProcessConnection(name, GreedyBot)
+        self.opponent.start(self.referee.hello(1, ready.name), clock.startup)
+        return check
 
-    def restart() -> None:
-        nonlocal inner
-        inner.close()
-        inner = _connect(spec, workdir, in_process)
-        with contextlib.suppress(BotError):  # a bot that cannot restart fails the next checks
-            inner.start(referee.hello(0, "greedy"), clock.startup)
+    def send_unknown(self) -> list[Check]:
+        """Send a bot process a message of an unknown type: it must ignore it (a failure to
+        send is a check failed now; a pass is counted once every game is played)."""
+        if not isinstance(self.inner, ProcessConnection):
+            return []
+        try:
+            self.inner.send_line(b'{"type":"x_future_message","data":{"anything":[1,2,3]}}')
+        except BotError as error:
+            return [Check(UNKNOWN, False, f"{error.reason}: {error.detail}")]
+        return []
 
-    def play(
+    def _restart_after(self, outcome: GameOutcome) -> None:
+        """Start the bot afresh after a game it failed (a bot that cannot restart fails the
+        next checks)."""
+        if outcome.failure is None or outcome.failure.seat != 0:
+            return
+        self.inner.close()
+        self.inner = self._connect()
+        with contextlib.suppress(BotError):
+            self.inner.start(self.referee.hello(0, "greedy"), self.clock.startup)
+
+    def _play(
+        self,
         rules: Rules,
         seed: int,
-        number: int,
         decks: Sequence[Sequence[int]] = (),
         first_dealer: int | None = None,
     ) -> tuple[GameOutcome, list[wire.WireLine]]:
-        with wire.tap(inner.name) as lines:
-            outcome = Referee(rules, clock, recorder=seen).play_game(
-                [inner, opponent], seed, number=number, decks=decks, first_dealer=first_dealer
+        """The next game against greedy, read off the wire."""
+        assert self.opponent is not None
+        self.number += 1
+        with wire.tap(self.inner.name) as lines:
+            outcome = Referee(rules, self.clock, recorder=self.seen).play_game(
+                [self.inner, self.opponent],
+                seed,
+                number=self.number,
+                decks=decks,
+                first_dealer=first_dealer,
             )
-        seen.read(lines)
-        seen.count(lines, outcome)
+        self.seen.read(lines)
+        self.seen.count(lines, outcome)
         return outcome, lines
 
-    # Unknown message types must be ignored.
-    if isinstance(inner, ProcessConnection):
-        try:
-            inner.send_line(b'{"type":"x_future_message","data":{"anything":[1,2,3]}}')
-        except BotError as error:
-            checks.append(
-                Check("ignores unknown messages", False, f"{error.reason}: {error.detail}")
+    def scenarios(self) -> list[Check]:
+        """The scripted situations, a check each."""
+        checks: list[Check] = []
+        for scenario in SCENARIOS:
+            outcome, lines = self._play(
+                scenario.rules,
+                seed=self.number + 1,
+                decks=scenario.decks,
+                first_dealer=scenario.first_dealer,
             )
+            checks.append(_judge(scenario.name, scenario.goal, outcome, lines))
+            self._restart_after(outcome)
+        return checks
 
-    number = 0
-    for scenario in SCENARIOS:
-        number += 1
-        outcome, lines = play(
-            scenario.rules,
-            seed=number,
-            number=number,
-            decks=scenario.decks,
-            first_dealer=scenario.first_dealer,
-        )
-        checks.append(_judge(scenario.name, scenario.goal, outcome, lines))
-        if outcome.failure is not None and outcome.failure.seat == 0:
-            restart()
-    for index in range(games):
-        number += 1
-        outcome, lines = play(HOYLE, seed=1000 + index, number=number)
-        checks.append(
-            _judge(f"full game {index + 1} against greedy", "to 100 points", outcome, lines)
-        )
-        if outcome.failure is not None and outcome.failure.seat == 0:
-            restart()
-    short = HOYLE.replace(game_target=FORMAT_TARGET)
-    for name, mode, goal, event in FORMAT_CHECKS:
-        number += 1
+    def full_games(self, games: int) -> list[Check]:
+        """``games`` games to 100 against greedy, a check each."""
+        checks: list[Check] = []
+        for index in range(games):
+            outcome, lines = self._play(HOYLE, seed=1000 + index)
+            checks.append(
+                _judge(f"full game {index + 1} against greedy", "to 100 points", outcome, lines)
+            )
+            self._restart_after(outcome)
+        return checks
+
+    def formats(self) -> list[Check]:
+        """A short game in each format of :data:`FORMAT_CHECKS`, a check each."""
+        checks: list[Check] = []
+        for name, mode, goal, event in FORMAT_CHECKS:
+            checks.append(self._format_game(name, mode, goal, event))
+        return checks
+
+    def _format_game(self, name: str, mode: Mode, goal: str, event: str) -> Check:
+        """A short game of ``mode`` against greedy bots; the bot must have been sent ``event``."""
+        self.number += 1
+        number, inner, clock = self.number, self.inner, self.clock
         others = [InProcessConnection(f"opponent-{k}", GreedyBot) for k in range(1, mode.players)]
         for other in others:
-            other.start(referee.hello(0, None, mode), clock.startup)
+            other.start(self.referee.hello(0, None, mode), clock.startup)
         with wire.tap(inner.name) as lines:
-            outcome = Referee(short, clock, recorder=seen).play_game(
+            outcome = Referee(
+                HOYLE.replace(game_target=FORMAT_TARGET), clock, recorder=self.seen
+            ).play_game(
                 [inner, *others],
                 seed=number,
                 number=number,
@@ -341,20 +410,35 @@ def check_bot(
             )
         for other in others:
             other.close()
-        seen.count(lines, outcome)
+        self.seen.count(lines, outcome)
         check = _judge(name, goal, outcome, lines)
-        told = _types(lines)
-        if check.ok and event not in told:
+        if check.ok and event not in _types(lines):
             check = Check(name, False, f"the bot was never sent {event!r}")
-        checks.append(check)
-        if outcome.failure is not None and outcome.failure.seat == 0:
-            restart()
-    if isinstance(inner, ProcessConnection) and not any(
-        c.name == "ignores unknown messages" for c in checks
-    ):
-        checks.append(
-            Check("ignores unknown messages", True, "an unknown message type changed nothing")
-        )
+        self._restart_after(outcome)
+        return check
+
+    def close(self) -> list[Check]:
+        """Stop both bots: a bot process must exit by itself when told to quit."""
+        if self.opponent is not None:
+            self.opponent.close()
+        inner = self.inner
+        inner.close()
+        if not isinstance(inner, ProcessConnection):
+            return []
+        quit_ok = bool(inner.quit_by_itself)
+        return [
+            Check(
+                "exits on quit",
+                quit_ok,
+                f"exited with code {inner.exit_code}"
+                if quit_ok
+                else "still running after quit; its process group was killed",
+            )
+        ]
+
+
+def _coverage(seen: _Seen) -> Check:
+    """Whether the games reached every phase and situation a bot must handle."""
     coverage = [
         ("first_upcard", "first_upcard" in seen.phases),
         ("draw", "draw" in seen.phases),
@@ -366,30 +450,13 @@ def check_bot(
         ("game_end", "game_end" in seen.events),
     ]
     missing = [name for name, ok in coverage if not ok]
-    checks.append(
-        Check(
-            "situations covered",
-            not missing,
-            "every phase, a knock, a show-down with lay-offs, a drawn hand and a game end"
-            if not missing
-            else f"not reached: {', '.join(missing)}",
-        )
+    return Check(
+        "situations covered",
+        not missing,
+        "every phase, a knock, a show-down with lay-offs, a drawn hand and a game end"
+        if not missing
+        else f"not reached: {', '.join(missing)}",
     )
-    checks.append(_response_times(seen, clock))
-    opponent.close()
-    inner.close()
-    if isinstance(inner, ProcessConnection):
-        quit_ok = bool(inner.quit_by_itself)
-        checks.append(
-            Check(
-                "exits on quit",
-                quit_ok,
-                f"exited with code {inner.exit_code}"
-                if quit_ok
-                else "still running after quit; its process group was killed",
-            )
-        )
-    return checks
 
 
 FORMAT_TARGET = 25
