@@ -166,7 +166,7 @@ def test_a_format_case_checks_the_seating() -> None:
 @pytest.mark.slow
 def test_the_generated_show_down_cases_are_what_the_generator_writes() -> None:
     """The ``showdown-gen-*`` cases come from an independent brute force (about 20 s)."""
-    script = Path(__file__).resolve().parent / "generate_showdowns.py"
+    script = Path(__file__).resolve().parents[2] / "tools" / "generate_showdowns.py"
     done = subprocess.run(
         [sys.executable, str(script), "--check"], capture_output=True, text=True, check=False
     )

@@ -40,9 +40,9 @@ seeded, so the output is the same on every run.
 
 Run from the repository root::
 
-    python tests/conformance/generate_showdowns.py           # (re)write the case files
-    python tests/conformance/generate_showdowns.py --check   # exit 1 if a file would change
-    python tests/conformance/generate_showdowns.py --verify  # cross-check the files with engine
+    python tools/generate_showdowns.py           # (re)write the case files
+    python tools/generate_showdowns.py --check   # exit 1 if a file would change
+    python tools/generate_showdowns.py --verify  # cross-check the files with engine
 
 ``--verify`` (only after generating) replays every written case through the project's engine
 (``engine.melds.lay_off``, ``knock_arrangement``, ``best_arrangement``, ``engine.hand.score_knock``)
@@ -62,7 +62,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CASES_DIR = ROOT / "arena" / "conformance" / "cases"
 PREFIX = "showdown-gen-"
 
