@@ -6,6 +6,17 @@ Cards are ints 0..51 and sets of cards 52-bit int masks (:mod:`engine.cards`); t
 a type of its own is an :class:`EngineError` (:mod:`engine.errors`).
 """
 
+from engine.actions import (
+    BIG_GIN,
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    KNOCKS,
+    PASS,
+    Action,
+    ActionError,
+    ActionKind,
+)
 from engine.cards import (
     CARD_NAMES,
     FULL_DECK,
@@ -35,26 +46,12 @@ from engine.formats import (
 )
 from engine.game import Game, GameEnd, GameError, GameResult
 from engine.hand import (
-    BIG_GIN,
     DECISION_PHASES,
-    DISCARDS,
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    KNOCKS,
-    PASS,
-    Action,
-    ActionError,
-    ActionKind,
     DecisionPhase,
     Hand,
-    HandEnd,
-    HandResult,
     IllegalAction,
     Observation,
     Phase,
-    ShowDown,
-    knock_result,
-    score_knock,
 )
 from engine.melds import (
     MAX_CARDS,
@@ -75,6 +72,7 @@ from engine.melds import (
 )
 from engine.modes import FormatError, Mode
 from engine.rules import PRESETS, Rules, RulesError
+from engine.scoring import HandEnd, HandResult, ShowDown, knock_result, score_knock
 
 __version__ = "0.1.0"
 

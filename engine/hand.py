@@ -4,44 +4,64 @@
 :class:`IllegalAction` carrying the rule ID it breaks. ``Hand.apply_unchecked(action)`` trusts the
 caller (simulations over :meth:`Hand.legal_actions`). Rule IDs (R1 ...) lead to docs/RULES.md.
 
-Each vocabulary of the game is one enum here (:class:`Phase`, :class:`ActionKind`,
-:class:`HandEnd`); the protocol, the records and their schemas take their words from these enums.
-They are string enums: a member equals its value (``Phase.DRAW == "draw"``).
+Each vocabulary of the game is one enum (:class:`Phase` here, :class:`~engine.actions.ActionKind`
+in :mod:`engine.actions`, :class:`~engine.scoring.HandEnd` in :mod:`engine.scoring`); the protocol,
+the records and their schemas take their words from these enums. They are string enums: a member
+equals its value (``Phase.DRAW == "draw"``).
+
+The actions (:mod:`engine.actions`) and how a hand ends and scores (:mod:`engine.scoring`) live in
+modules of their own; this one exports their names too, as it always has (``from engine.hand
+import Action, HandResult`` still works).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Final, Literal, NamedTuple, get_args
 
-from engine.cards import (
-    CARD_NAMES,
-    FULL_DECK,
-    SPADES,
-    VALUES,
-    Card,
-    CardError,
-    deadwood_value,
-    format_cards,
-    parse_card,
-    parse_cards,
+from engine.actions import (
+    BIG_GIN,
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    KNOCKS,
+    PASS,
+    SUIT_DISCARDS,
+    Action,
+    ActionError,
+    ActionKind,
 )
+from engine.cards import CARD_NAMES, FULL_DECK, VALUES, format_cards
 from engine.deck import check_deck, shuffled_deck
 from engine.errors import EngineError
-from engine.melds import (
-    LayOff,
-    MeldError,
-    best_arrangement,
-    check_arrangement,
-    deadwood,
-    knock_arrangement,
-    lay_off,
-    min_deadwood,
-)
+from engine.melds import MeldError, check_arrangement, deadwood, min_deadwood
 from engine.rules import HOYLE, Rules
+from engine.scoring import HandEnd, HandResult, ShowDown, knock_result, score_knock
+
+__all__ = [
+    "BIG_GIN",
+    "DECISION_PHASES",
+    "DISCARDS",
+    "DRAW_DISCARD",
+    "DRAW_STOCK",
+    "KNOCKS",
+    "PASS",
+    "Action",
+    "ActionError",
+    "ActionKind",
+    "DecisionPhase",
+    "Hand",
+    "HandEnd",
+    "HandResult",
+    "IllegalAction",
+    "Observation",
+    "Phase",
+    "ShowDown",
+    "knock_result",
+    "score_knock",
+]
 
 
 class Phase(enum.StrEnum):
@@ -65,111 +85,6 @@ DECISION_PHASES: Final[tuple[DecisionPhase, ...]] = get_args(DecisionPhase)
 """The members of :data:`DecisionPhase`, in the order of :class:`Phase`."""
 
 
-class ActionKind(enum.StrEnum):
-    """What a player does: the kinds of :class:`Action`, each with its notation (R6-R9, R19)."""
-
-    PASS = "pass"
-    """Decline the first upcard (R6)."""
-    DRAW_STOCK = "draw_stock"
-    """Take the top card of the stock (R7)."""
-    DRAW_DISCARD = "draw_discard"
-    """Take the top card of the discard pile, the first upcard included (R6, R7)."""
-    DISCARD = "discard"
-    """Discard a card, ending the turn (R7)."""
-    KNOCK = "knock"
-    """Discard a card and knock (R9); with no card, big gin (R19)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A player's action. ``card`` is the card discarded (discard, knock); ``melds`` an optional
-    arrangement declared with a knock (card masks).
-
-    Notation (``str(action)`` and :meth:`parse`): ``pass``, ``draw stock``, ``draw discard``,
-    ``discard 7H``, ``knock 7H``, ``knock 7H / AS 2S 3S / 7C 7D 7H`` (declared melds), ``knock``
-    (big gin, no discard).
-    """
-
-    kind: ActionKind
-    card: int | None = None
-    melds: tuple[int, ...] | None = None
-
-    def __str__(self) -> str:
-        kind = self.kind
-        if kind is ActionKind.PASS:
-            return "pass"
-        if kind is ActionKind.DRAW_STOCK:
-            return "draw stock"
-        if kind is ActionKind.DRAW_DISCARD:
-            return "draw discard"
-        text = kind.value if self.card is None else f"{kind.value} {CARD_NAMES[self.card]}"
-        if self.melds is not None:
-            text += "".join(f" / {format_cards(m)}" for m in self.melds) if self.melds else " /"
-        return text
-
-    def __repr__(self) -> str:
-        return f"Action.parse({str(self)!r})"
-
-    @classmethod
-    def parse(cls, text: str) -> Action:
-        """Parse the notation above; raise :class:`ActionError` naming what is wrong."""
-        head, *groups = (part.strip() for part in text.strip().split("/"))
-        words = head.lower().split()
-        try:
-            if words == ["pass"] and not groups:
-                return PASS
-            if words == ["draw", "stock"] and not groups:
-                return DRAW_STOCK
-            if words == ["draw", "discard"] and not groups:
-                return DRAW_DISCARD
-            if len(words) == 2 and words[0] == "discard" and not groups:
-                return DISCARDS[parse_card(head.split()[1])]
-            if words and words[0] == "knock" and len(words) <= 2:
-                card = parse_card(head.split()[1]) if len(words) == 2 else None
-                if not groups:
-                    return BIG_GIN if card is None else KNOCKS[card]
-                melds = []
-                if groups == [""]:  # "knock 7H /": declared, no melds at all
-                    groups = []
-                for group in groups:
-                    melds.append(int(parse_cards(group)))
-                return cls(ActionKind.KNOCK, card, tuple(melds))
-        except CardError as error:
-            raise ActionError(f"bad action {text!r}: {error}") from None
-        raise ActionError(
-            f"bad action {text!r}: expected pass, draw stock, draw discard, discard CARD, "
-            "knock CARD [/ MELD / MELD ...] or knock (big gin)"
-        )
-
-
-class ActionError(EngineError, ValueError):
-    """An action's notation could not be understood."""
-
-
-PASS: Final = Action(ActionKind.PASS)
-DRAW_STOCK: Final = Action(ActionKind.DRAW_STOCK)
-DRAW_DISCARD: Final = Action(ActionKind.DRAW_DISCARD)
-DISCARDS: Final = tuple(Action(ActionKind.DISCARD, c) for c in range(52))
-KNOCKS: Final = tuple(Action(ActionKind.KNOCK, c) for c in range(52))
-BIG_GIN: Final = Action(ActionKind.KNOCK)
-
-
-class _SuitDiscards(dict[int, tuple[Action, ...]]):
-    """The discard actions of the cards of a 13-bit pattern of one suit, lowest rank first, filled
-    in as patterns are met (a hit is one dict look-up; building all 8,192 would slow imports)."""
-
-    def __init__(self, suit: int) -> None:
-        super().__init__()
-        self.base = 13 * suit
-
-    def __missing__(self, pattern: int) -> tuple[Action, ...]:
-        found = tuple(DISCARDS[self.base + r] for r in range(13) if pattern >> r & 1)
-        self[pattern] = found
-        return found
-
-
-_SUIT_DISCARDS: Final = tuple(_SuitDiscards(suit) for suit in range(4))
-"""A hand's discards are its four suits' entries, in card order."""
 _FIRST_UPCARD_ACTIONS: Final = (DRAW_DISCARD, PASS)
 _DRAW_ACTIONS: Final = (DRAW_STOCK, DRAW_DISCARD)
 _STOCK_ONLY: Final = (DRAW_STOCK,)
@@ -191,56 +106,6 @@ class IllegalAction(EngineError, ValueError):
         self.rule = rule
         self.action = action
         self.reason = message
-
-
-class HandEnd(enum.StrEnum):
-    """How a hand ended (R11-R14, R17, R19): the ``end`` of a :class:`HandResult`."""
-
-    KNOCK = "knock"
-    """The knocker had less deadwood than the defender after lay-offs (R12)."""
-    UNDERCUT = "undercut"
-    """The defender had as little deadwood as the knocker or less (R13)."""
-    GIN = "gin"
-    """The knocker melded all ten cards kept (R14)."""
-    BIG_GIN = "big_gin"
-    """The knocker melded all eleven cards, with no discard (R19)."""
-    DRAWN = "drawn"
-    """A discard left the stock at its floor with nobody knocking (R11)."""
-    TURN_LIMIT = "turn_limit"
-    """The hand reached the turn limit with nobody knocking (R17)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ShowDown:
-    """Both spreads after a knock (R10). Masks of cards; ``lay_offs`` name the knocker's melds by
-    index into ``knocker_melds``."""
-
-    knocker: int
-    discard: int | None
-    knocker_melds: tuple[int, ...]
-    knocker_deadwood_cards: int
-    knocker_deadwood: int
-    defender_melds: tuple[int, ...]
-    lay_offs: tuple[LayOff, ...]
-    defender_deadwood_cards: int
-    defender_deadwood: int
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """How a hand ended: who won (None for a drawn hand), the points scored and the show-down."""
-
-    end: HandEnd
-    winner: int | None
-    points: int
-    show_down: ShowDown | None = None
-    doubled: bool = False
-
-    def __str__(self) -> str:
-        if self.winner is None:
-            return f"{self.end.value}: no score"
-        doubled = " (doubled: spade upcard)" if self.doubled else ""
-        return f"{self.end.value}: player {self.winner} scores {self.points}{doubled}"
 
 
 class Observation(NamedTuple):
@@ -374,7 +239,7 @@ class Hand:
             allowed = h
             if self._taken >= 0 and not self.rules.discard_taken_card:
                 allowed &= ~(1 << self._taken)  # R8
-            suits = _SUIT_DISCARDS
+            suits = SUIT_DISCARDS
             actions = [
                 *suits[0][allowed & 8191],
                 *suits[1][allowed >> 13 & 8191],
@@ -473,39 +338,8 @@ class Hand:
         >>> again.legal_actions() == real.legal_actions(), again.hands == real.hands
         (True, True)
         """
-        if seen.phase is Phase.FINISHED:
-            raise ValueError("a finished hand cannot be continued")
+        _check_unseen(seen, opponent, stock)
         player = seen.player
-        if seen.to_move != player:
-            raise ValueError(
-                f"player {player} is not to move: a hand is continued from its player's decision"
-            )
-        pile = 0
-        for card in seen.discard_pile:
-            pile |= 1 << card
-        stock_mask = 0
-        for card in stock:
-            stock_mask |= 1 << card
-        hidden = FULL_DECK & ~(seen.hand | pile)
-        if opponent & ~hidden or opponent & seen.opponent_known != seen.opponent_known:
-            raise ValueError(
-                f"the opponent's cards {format_cards(opponent)} must include its known cards "
-                f"{format_cards(seen.opponent_known)} and none of the player's or the pile's"
-            )
-        if opponent.bit_count() != seen.opponent_hand_size:
-            raise ValueError(
-                f"the opponent holds {seen.opponent_hand_size} cards, not {opponent.bit_count()}"
-            )
-        if len(stock) != seen.stock_size or stock_mask.bit_count() != len(stock):
-            raise ValueError(
-                f"the stock must be {seen.stock_size} different cards, not {len(stock)} "
-                f"({stock_mask.bit_count()} different)"
-            )
-        if stock_mask | opponent != hidden or stock_mask & opponent:
-            raise ValueError(
-                "the opponent's cards and the stock must be exactly the cards the player has "
-                f"not seen: {format_cards(hidden)}"
-            )
         hand = cls.__new__(cls)
         hand.rules = rules
         hand.dealer = seen.dealer
@@ -582,33 +416,43 @@ class Hand:
                 "R7", f"only a discard or a knock names a card, not {kind.value}", action
             )
         if phase is Phase.FIRST_UPCARD:
-            if kind is ActionKind.DRAW_STOCK:
-                raise IllegalAction(
-                    "R6",
-                    "the first upcard is offered: take it (draw discard) or pass; the stock is "
-                    "drawn only after both players pass",
-                    action,
-                )
-            if kind not in (ActionKind.PASS, ActionKind.DRAW_DISCARD):
-                raise IllegalAction(
-                    "R6", f"the first upcard is offered: take it or pass, not {kind.value}", action
-                )
-            return
-        if phase is Phase.DRAW:
-            if kind is ActionKind.PASS:
-                raise IllegalAction("R6", "passing is only allowed on the first upcard", action)
-            if kind not in (ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD):
-                raise IllegalAction(
-                    "R7", f"draw first (stock or discard pile), then {kind.value}", action
-                )
-            if kind is ActionKind.DRAW_DISCARD and self._forced_stock:
-                raise IllegalAction(
-                    "R6",
-                    "both players passed the first upcard: the non-dealer must draw from the stock",
-                    action,
-                )
-            return
-        # Phase.DISCARD
+            self._check_first_upcard(action)
+        elif phase is Phase.DRAW:
+            self._check_draw(action)
+        else:
+            self._check_discard(action)
+
+    def _check_first_upcard(self, action: Action) -> None:
+        kind = action.kind
+        if kind is ActionKind.DRAW_STOCK:
+            raise IllegalAction(
+                "R6",
+                "the first upcard is offered: take it (draw discard) or pass; the stock is "
+                "drawn only after both players pass",
+                action,
+            )
+        if kind not in (ActionKind.PASS, ActionKind.DRAW_DISCARD):
+            raise IllegalAction(
+                "R6", f"the first upcard is offered: take it or pass, not {kind.value}", action
+            )
+
+    def _check_draw(self, action: Action) -> None:
+        kind = action.kind
+        if kind is ActionKind.PASS:
+            raise IllegalAction("R6", "passing is only allowed on the first upcard", action)
+        if kind not in (ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD):
+            raise IllegalAction(
+                "R7", f"draw first (stock or discard pile), then {kind.value}", action
+            )
+        if kind is ActionKind.DRAW_DISCARD and self._forced_stock:
+            raise IllegalAction(
+                "R6",
+                "both players passed the first upcard: the non-dealer must draw from the stock",
+                action,
+            )
+
+    def _check_discard(self, action: Action) -> None:
+        kind = action.kind
         if kind not in (ActionKind.DISCARD, ActionKind.KNOCK):
             raise IllegalAction(
                 "R7", f"you hold eleven cards: discard or knock, not {kind.value}", action
@@ -631,46 +475,35 @@ class Hand:
                 action,
             )
         if kind is ActionKind.KNOCK:
-            kept = h ^ (1 << card)
-            rule = "R18" if self.rules.oklahoma else "R9"
-            if action.melds is not None:
-                try:
-                    left = check_arrangement(kept, action.melds)
-                except MeldError as error:
-                    raise IllegalAction(
-                        error.rule, f"bad knock arrangement: {error}", action
-                    ) from None
-                if left > self.knock_limit:
-                    raise IllegalAction(
-                        rule,
-                        f"the declared melds leave {left} deadwood; the knock limit is "
-                        f"{self.knock_limit}",
-                        action,
-                    )
-            else:
-                left = deadwood(kept)
-                if left > self.knock_limit:
-                    raise IllegalAction(
-                        rule,
-                        f"after discarding {CARD_NAMES[card]} your least deadwood is {left}; the "
-                        f"knock limit is {self.knock_limit}",
-                        action,
-                    )
+            self._check_knock(action, h ^ (1 << card), card)
+
+    def _check_knock(self, action: Action, kept: int, card: int) -> None:
+        rule = "R18" if self.rules.oklahoma else "R9"
+        if action.melds is not None:
+            left = _declared_deadwood(action, kept, "knock")
+            if left > self.knock_limit:
+                raise IllegalAction(
+                    rule,
+                    f"the declared melds leave {left} deadwood; the knock limit is "
+                    f"{self.knock_limit}",
+                    action,
+                )
+        else:
+            left = deadwood(kept)
+            if left > self.knock_limit:
+                raise IllegalAction(
+                    rule,
+                    f"after discarding {CARD_NAMES[card]} your least deadwood is {left}; the "
+                    f"knock limit is {self.knock_limit}",
+                    action,
+                )
 
     def _check_big_gin(self, action: Action, h: int) -> None:
         if not self.rules.big_gin:
             raise IllegalAction(
                 "R19", "a knock needs a discard (big gin is not played under these rules)", action
             )
-        if action.melds is not None:
-            try:
-                left = check_arrangement(h, action.melds)
-            except MeldError as error:
-                raise IllegalAction(
-                    error.rule, f"bad big gin arrangement: {error}", action
-                ) from None
-        else:
-            left = deadwood(h)
+        left = deadwood(h) if action.melds is None else _declared_deadwood(action, h, "big gin")
         if left:
             raise IllegalAction(
                 "R19", f"big gin needs all eleven cards melded; {left} deadwood is left", action
@@ -756,90 +589,49 @@ class Hand:
         self._finish(result)
 
 
-def knock_result(
-    rules: Rules,
-    kept: int,
-    defender: int,
-    *,
-    discard: Card | None,
-    melds: Sequence[int] | None = None,
-    dead: int = 0,
-    first_upcard: Card,
-    knocker: int = 0,
-) -> HandResult:
-    """The show-down and score of a knock (R10, R12-R14, R18-R20): the knocker keeps ``kept``
-    (after discarding ``discard``; None for big gin, R19) and shows ``melds`` or, when None, the
-    engine's arrangement (R20), knowing the ``dead`` cards (the discard pile, the discard
-    included); the ``defender`` lays off (none against gin, R14). ``knocker`` is the knocker's
-    seat, the winner's reference. The arrangement is taken as given: :meth:`Hand.apply` checks a
-    declared one (R3, R9) before it gets here."""
-    if melds is not None:
-        shown = tuple(sorted(int(m) for m in melds))
-    else:
-        shown = knock_arrangement(kept, dead).melds  # R20
-    melded = 0
-    for m in shown:
-        melded |= m
-    knocker_dead = kept & ~melded
-    kd = deadwood_value(knocker_dead)
-    if kd == 0:  # R14: no lay-offs against gin
-        spread = best_arrangement(defender)
-        lay_offs: tuple[LayOff, ...] = ()
-    else:
-        laid = lay_off(defender, shown)
-        spread, lay_offs = laid.arrangement, laid.lay_offs
-    dd = spread.deadwood
-    show_down = ShowDown(
-        knocker=knocker,
-        discard=discard,
-        knocker_melds=shown,
-        knocker_deadwood_cards=knocker_dead,
-        knocker_deadwood=kd,
-        defender_melds=spread.melds,
-        lay_offs=lay_offs,
-        defender_deadwood_cards=spread.deadwood_cards,
-        defender_deadwood=dd,
-    )
-    end, points, doubled = score_knock(
-        rules, kd, dd, first_upcard=first_upcard, big_gin=discard is None
-    )
-    winner = 1 - knocker if end is HandEnd.UNDERCUT else knocker
-    return HandResult(end, winner, points, show_down, doubled)
+def _check_unseen(seen: Observation, opponent: int, stock: Sequence[int]) -> None:
+    """Raise ``ValueError`` unless ``opponent`` and ``stock`` can be the cards the player of
+    ``seen`` has not seen, at a decision of that player (:meth:`Hand.from_observation`)."""
+    if seen.phase is Phase.FINISHED:
+        raise ValueError("a finished hand cannot be continued")
+    player = seen.player
+    if seen.to_move != player:
+        raise ValueError(
+            f"player {player} is not to move: a hand is continued from its player's decision"
+        )
+    pile = 0
+    for card in seen.discard_pile:
+        pile |= 1 << card
+    stock_mask = 0
+    for card in stock:
+        stock_mask |= 1 << card
+    hidden = FULL_DECK & ~(seen.hand | pile)
+    if opponent & ~hidden or opponent & seen.opponent_known != seen.opponent_known:
+        raise ValueError(
+            f"the opponent's cards {format_cards(opponent)} must include its known cards "
+            f"{format_cards(seen.opponent_known)} and none of the player's or the pile's"
+        )
+    if opponent.bit_count() != seen.opponent_hand_size:
+        raise ValueError(
+            f"the opponent holds {seen.opponent_hand_size} cards, not {opponent.bit_count()}"
+        )
+    if len(stock) != seen.stock_size or stock_mask.bit_count() != len(stock):
+        raise ValueError(
+            f"the stock must be {seen.stock_size} different cards, not {len(stock)} "
+            f"({stock_mask.bit_count()} different)"
+        )
+    if stock_mask | opponent != hidden or stock_mask & opponent:
+        raise ValueError(
+            "the opponent's cards and the stock must be exactly the cards the player has "
+            f"not seen: {format_cards(hidden)}"
+        )
 
 
-def score_knock(
-    rules: Rules,
-    knocker_deadwood: int,
-    defender_deadwood: int,
-    *,
-    first_upcard: Card,
-    big_gin: bool = False,
-) -> tuple[HandEnd, int, bool]:
-    """Score a knock: ``(end, points, doubled)``, the hand's end, the points its winner scores
-    (the defender after an undercut, the knocker otherwise) and whether they were doubled.
-
-    ``defender_deadwood`` is the defender's deadwood at the show-down: after lay-offs
-    (:func:`engine.melds.lay_off`) against a knock with deadwood, without them against gin (R10,
-    R14). ``big_gin``: the knocker melded all eleven cards and discarded none (R19).
-    ``first_upcard`` decides the Oklahoma double (R18). Gin and big gin are never undercut (R14,
-    R19); a tie is an undercut unless O4 says otherwise (R12, R13).
-
-    >>> score_knock(Rules(), 4, 20, first_upcard=0)
-    (<HandEnd.KNOCK: 'knock'>, 16, False)
-    >>> score_knock(Rules(), 6, 6, first_upcard=0)
-    (<HandEnd.UNDERCUT: 'undercut'>, 10, False)
-    """
-    kd, dd = knocker_deadwood, defender_deadwood
-    if big_gin and kd:
-        raise ValueError(f"big gin leaves no deadwood, not {kd} (R19)")
-    if big_gin:  # R19
-        end, points = HandEnd.BIG_GIN, dd + rules.big_gin_bonus
-    elif kd == 0:  # R14: never undercut
-        end, points = HandEnd.GIN, dd + rules.gin_bonus
-    elif kd < dd or (kd == dd and not rules.undercut_on_tie):  # R12 (a tie: O4)
-        end, points = HandEnd.KNOCK, dd - kd
-    else:  # R13: the defender has as little deadwood or less
-        end, points = HandEnd.UNDERCUT, kd - dd + rules.undercut_bonus
-    # R18: a spade first upcard doubles every score of the hand under Oklahoma.
-    doubled = rules.oklahoma and rules.oklahoma_spades_double and first_upcard // 13 == SPADES
-    return end, points * 2 if doubled else points, doubled
+def _declared_deadwood(action: Action, kept: int, what: str) -> int:
+    """The deadwood the melds declared with ``action`` leave of ``kept``; :class:`IllegalAction`
+    with the meld rule broken when they are no arrangement of ``kept`` (R3)."""
+    assert action.melds is not None
+    try:
+        return check_arrangement(kept, action.melds)
+    except MeldError as error:
+        raise IllegalAction(error.rule, f"bad {what} arrangement: {error}", action) from None
