@@ -38,8 +38,14 @@ from arena.terminal import printable
 from bots import BUILTIN
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from arena.cli.match import RecordFile
     from arena.play.match import GameReport, MatchResult
+    from arena.play.referee import Clock
     from arena.seats.human import HumanBot
+    from arena.seats.sandbox import Sandbox
+    from engine.rules import Rules
 
 HELP = "play a game against a bot in the terminal"
 DESCRIPTION = f"""\
@@ -132,13 +138,25 @@ class HumanSpec(BotSpec):
         return InProcessConnection(display_name or self.name, lambda: human)
 
 
-def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    """What the arguments ask for, checked, before anything is played."""
 
-    from arena.cli.match import Interrupt, RecordFile
-    from arena.play.match import Match, MatchError
-    from arena.play.referee import RecordWriteError
-    from arena.seats.human import HumanBot, Quit
+    rules: Rules
+    clock: Clock
+    seed: int
+    single: bool
+    count: int
+    opponent: BotSpec
+    sandbox: Sandbox | None
+    logs: Path | None
+    record: RecordFile | None
+
+
+def _setup(args: argparse.Namespace) -> _Setup:
+    """The rules, clock, seed, count, opponent, sandbox, logs and record the arguments give;
+    a ValueError for a bad one."""
+    from arena.cli.match import RecordFile
 
     rules = rules_from(args.rules, args.options)
     if args.target is not None:
@@ -159,6 +177,19 @@ def run(args: argparse.Namespace) -> int:
     sandbox = sandbox_from(args.sandbox, (opponent,), in_process=True)
     logs = logs_from(args.logs)
     record = RecordFile(args.record) if args.record else None
+    return _Setup(rules, clock, seed, single, count, opponent, sandbox, logs, record)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.cli.match import Interrupt
+    from arena.play.match import Match, MatchError
+    from arena.play.referee import RecordWriteError
+    from arena.seats.human import HumanBot, Quit
+
+    setup = _setup(args)
+    seed, count, record = setup.seed, setup.count, setup.record
 
     with contextlib.suppress(ImportError):
         import readline  # noqa: F401 - line editing and history for input()
@@ -167,23 +198,23 @@ def run(args: argparse.Namespace) -> int:
     human = HumanBot(console)
     me = HumanSpec(args.name.strip(), human=human)
     match = Match(
-        (me, opponent),
-        rules,
-        clock,
+        (me, setup.opponent),
+        setup.rules,
+        setup.clock,
         games=count,
-        single_hands=single,
+        single_hands=setup.single,
         seed=seed,
         memory_mb=args.memory_mb,
         cpu_seconds=args.cpu_seconds,
         pids=args.pids,
-        sandbox=sandbox,
+        sandbox=setup.sandbox,
         hidden=() if record is None else record.paths,
-        workdir=logs,
+        workdir=setup.logs,
     )
     names = match.names()
     human.names = (names[0], names[1])
     shown = [printable(name) for name in names]
-    unit = "hand" if single else "game"
+    unit = "hand" if setup.single else "game"
     interrupt = Interrupt()
     finished = 0  # games over when the human left between two of them
 
@@ -202,13 +233,7 @@ def run(args: argparse.Namespace) -> int:
             human.wait(f"{unit.capitalize()} {result.played + 1} of {count} is next.")
             finished = 0
 
-    console.print(
-        f"{shown[0]} v {shown[1]}: {count} {unit}{'s' if count != 1 else ''}"
-        + f", rules {args.rules or DEFAULT_PRESET}"
-        + (f" ({printable(', '.join(args.options))})" if args.options else "")
-        + ("" if single else f", game to {rules.game_target}")
-        + ". Type ? at a prompt for help, q to quit."
-    )
+    console.print(_title(args, setup, shown))
     kept = "" if record is None else f" The record is in {printable(str(record.path))}."
     try:
         try:
@@ -221,14 +246,7 @@ def run(args: argparse.Namespace) -> int:
                 record.close()
     except Quit as left:
         console.print()
-        if finished:
-            console.print(
-                f"You left after {finished} of {count} {unit}s ({left}). Seed {seed}.{kept}"
-            )
-        else:
-            console.print(
-                f"You left the {unit} ({left}): it counts as forfeited. Seed {seed}.{kept}"
-            )
+        console.print(_left_line(str(left), finished, count, unit, seed) + kept)
         return 0
     except KeyboardInterrupt:
         print(f"\ninterrupted: the {unit} is abandoned (seed {seed})", file=sys.stderr)
@@ -239,13 +257,36 @@ def run(args: argparse.Namespace) -> int:
     except RecordWriteError as error:
         print(f"gin-arena play: {printable(str(error))}", file=sys.stderr)
         return 1
-    wins, losses = result.wins(0), result.losses(0)
     console.print()
-    console.print(
+    console.print(_result_line(shown, result, unit, seed) + kept)
+    return 0
+
+
+def _title(args: argparse.Namespace, setup: _Setup, shown: Sequence[str]) -> str:
+    """The first line: who plays whom, how many games or hands, the rules."""
+    count, unit = setup.count, "hand" if setup.single else "game"
+    return (
+        f"{shown[0]} v {shown[1]}: {count} {unit}{'s' if count != 1 else ''}"
+        + f", rules {args.rules or DEFAULT_PRESET}"
+        + (f" ({printable(', '.join(args.options))})" if args.options else "")
+        + ("" if setup.single else f", game to {setup.rules.game_target}")
+        + ". Type ? at a prompt for help, q to quit."
+    )
+
+
+def _left_line(left: str, finished: int, count: int, unit: str, seed: int) -> str:
+    """What the human leaving means: the games or hands finished, or the one forfeited."""
+    if finished:
+        return f"You left after {finished} of {count} {unit}s ({left}). Seed {seed}."
+    return f"You left the {unit} ({left}): it counts as forfeited. Seed {seed}."
+
+
+def _result_line(shown: Sequence[str], result: MatchResult, unit: str, seed: int) -> str:
+    """Who won how many of the games or hands played, and the seed."""
+    wins, losses = result.wins(0), result.losses(0)
+    return (
         f"{shown[0]} won {wins} and {shown[1]} won {losses} of {result.played} {unit}"
         + ("s" if result.played != 1 else "")
         + (f" ({result.draws()} drawn)" if result.draws() else "")
         + f"; seed {seed}."
-        + kept
     )
-    return 0
