@@ -1,5 +1,6 @@
 """Helpers shared by the arena tests: the hostile bots' command lines, a short clock, bounded
-waits on conditions, and checks that no bot process is left behind.
+waits on conditions, and checks that no bot process is left behind. Running ``gin-arena`` and the
+timeouts are in tests/support.py.
 
 A process killed with its group can stay a zombie for a moment until its parent (or init) reaps
 it; a zombie runs no code and holds no resources, so it counts as gone here.
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 import functools
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from support import gin_arena
 
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec
@@ -24,7 +26,6 @@ from protocol import messages as m
 from protocol.convert import legal_models
 from protocol.views import observation_model
 
-ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 
 CLOCK = Clock(move=0.3, grace=0.1, startup=5.0)
@@ -153,25 +154,5 @@ def _group_dead(pgid: int) -> bool:
     return not group_alive(pgid)
 
 
-def cli_env(**extra: str) -> dict[str, str]:
-    """Our environment with the checkout first on PYTHONPATH, so that ``python -m arena.cli``
-    and the built-in bots it starts as subprocesses import this code."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env.update(extra)
-    return env
-
-
-def run_cli(
-    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    """``gin-arena ARGS`` as a user runs it: a fresh interpreter, output captured."""
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=cli_env() if env is None else env,
-        timeout=timeout,
-        check=False,
-    )
+run_cli = gin_arena
+"""The former name of :func:`support.gin_arena`, for a test module not yet switched to it."""

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_support import ROOT, cli_env, hostile, process_alive, run_cli, wait_until
+from arena_support import hostile, process_alive, wait_until
+from support import ROOT, cli_env, gin_arena
 
 from arena.cli.main import main
 from arena.play.match import Match, Planned
@@ -180,7 +181,7 @@ def test_bad_input_is_a_usage_error_that_names_it(capsys: pytest.CaptureFixture[
 
 
 def test_a_bot_that_cannot_start_stops_the_test(tmp_path: Path) -> None:
-    done = run_cli(
+    done = gin_arena(
         "ab", str(tmp_path / "no-such-bot"), "greedy", "--hands", "2", "--sandbox", "none"
     )
     assert done.returncode == 1, done.stderr
@@ -189,7 +190,7 @@ def test_a_bot_that_cannot_start_stops_the_test(tmp_path: Path) -> None:
 
 def test_the_text_report_as_a_user_runs_it() -> None:
     greedy = f"{sys.executable} -m bots.greedy"  # a real subprocess
-    done = run_cli(
+    done = gin_arena(
         "ab", "strong", greedy, "--against", "random", "--hands", "20", "--seed", "5",
         "--sandbox", "none",
     )  # fmt: skip

@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from arena_support import run_cli
+from support import gin_arena
 
 from arena.cli.main import main
 from arena.seats.programs import program_hint
@@ -91,7 +91,7 @@ def test_a_script_that_cannot_run_is_a_startup_failure_with_its_cause(
     tmp_path: Path, sandbox: str
 ) -> None:
     script(tmp_path, "mybot.py")
-    done = run_cli("match", "greedy", "./mybot.py", "--sandbox", sandbox, cwd=tmp_path)
+    done = gin_arena("match", "greedy", "./mybot.py", "--sandbox", sandbox, cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert (
         f"could not start: cannot run '{tmp_path / 'mybot.py'}': Permission denied; ./mybot.py is "
@@ -101,7 +101,9 @@ def test_a_script_that_cannot_run_is_a_startup_failure_with_its_cause(
     # execvp runs it (with /bin/sh).
     script(tmp_path, "plain.py", executable=True)
     (tmp_path / "bots.toml").write_text('[[bot]]\nname = "plain"\ncommand = "./plain.py"\n')
-    done = run_cli("check-bot", "plain", "--bots", "bots.toml", "--sandbox", sandbox, cwd=tmp_path)
+    done = gin_arena(
+        "check-bot", "plain", "--bots", "bots.toml", "--sandbox", sandbox, cwd=tmp_path
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("FAIL  handshake"), done.stdout
     assert (
@@ -113,7 +115,7 @@ def test_a_script_that_cannot_run_is_a_startup_failure_with_its_cause(
 
 def test_a_mistyped_program_gets_the_nearest_programs_on_path(tmp_path: Path) -> None:
     script(tmp_path, "mybot.py")
-    done = run_cli("match", "greedy", "pyhton3 mybot.py", "--sandbox", "none", cwd=tmp_path)
+    done = gin_arena("match", "greedy", "pyhton3 mybot.py", "--sandbox", "none", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "No such file or directory; 'pyhton3' is not a program on PATH" in done.stderr
     if shutil.which("python3"):

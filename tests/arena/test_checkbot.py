@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from arena_support import CLOCK, HOSTILE, ROOT, cli_env, hostile
+from arena_support import CLOCK, HOSTILE, hostile
+from support import ROOT, cli_env
 
 from arena.cli.check_bot import Check, check_bot
 from arena.play.referee import Clock

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from arena_support import cli_env
+from support import cli_env
 
 from arena.cli import tournament as tournament_cmd
 from arena.cli.main import COMMANDS, build_parser, main

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from arena_support import CLOCK, ROOT, cli_env, hostile, run_cli, wait_until
+from arena_support import CLOCK, hostile, wait_until
+from support import ROOT, cli_env, gin_arena
 
 import arena.play.referee
 from arena.play.match import Match
@@ -68,7 +69,7 @@ def test_two_bots_that_never_knock_end_at_the_hand_limit(tmp_path: Path) -> None
 
 def test_a_tournament_of_bots_that_never_knock_finishes(tmp_path: Path) -> None:
     bot = shlex_join(sys.executable, str(NEVER_KNOCK))
-    done = run_cli(
+    done = gin_arena(
         "tournament",
         *("--bot", f"a={bot}", "--bot", f"b={bot}", "--games-per-pair", "2"),
         *("--set", "hand_limit=3", "--concurrency", "1", "--db", str(tmp_path / "t.sqlite")),
@@ -215,12 +216,12 @@ def test_single_hands_are_announced_as_such() -> None:
 
 def test_a_startup_failure_names_the_log_only_when_it_is_kept(tmp_path: Path) -> None:
     silent = shlex_join(*hostile("exit_at_once.sh"))
-    scratch = run_cli("match", silent, "greedy", "--sandbox", "none", "--startup-time", "2")
+    scratch = gin_arena("match", silent, "greedy", "--sandbox", "none", "--startup-time", "2")
     assert scratch.returncode == 1
     assert "could not start" in scratch.stderr
     assert "gin-arena-" not in scratch.stderr  # the scratch directory is gone: not named
     assert "exit_at_once: giving up before hello" in scratch.stderr  # but its words are quoted
-    kept = run_cli(
+    kept = gin_arena(
         *("match", silent, "greedy", "--sandbox", "none", "--startup-time", "2"),
         *("--logs", str(tmp_path / "logs")),
     )
@@ -263,7 +264,7 @@ def test_request_ids_are_unpredictable_and_never_repeat_back_to_back() -> None:
 def test_a_match_without_seed_draws_one_and_prints_it_only_at_the_end(tmp_path: Path) -> None:
     seeds = []
     for _ in range(2):
-        done = run_cli("match", "greedy", "random", "--games", "2", "--sandbox", "none")
+        done = gin_arena("match", "greedy", "random", "--games", "2", "--sandbox", "none")
         assert done.returncode == 0, done.stderr
         first, *_, last = done.stdout.strip().splitlines()
         assert "seed" not in first
@@ -278,7 +279,7 @@ def test_a_match_without_seed_draws_one_and_prints_it_only_at_the_end(tmp_path: 
 def test_a_record_that_cannot_be_written_stops_the_match_with_a_clear_error() -> None:
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full on this system")
-    done = run_cli("match", "greedy", "random", "--record", "/dev/full", "--sandbox", "none")
+    done = gin_arena("match", "greedy", "random", "--record", "/dev/full", "--sandbox", "none")
     assert done.returncode in (1, 2), done.stderr
     assert "Traceback" not in done.stderr
     assert "/dev/full" in done.stderr
@@ -288,7 +289,7 @@ def test_an_existing_record_survives_a_match_that_cannot_start(tmp_path: Path) -
     record = tmp_path / "games.jsonl"
     record.write_text("precious\n")
     ghost = tmp_path / "no-such-bot"
-    done = run_cli("match", "greedy", str(ghost), "--record", str(record), "--sandbox", "none")
+    done = gin_arena("match", "greedy", str(ghost), "--record", str(record), "--sandbox", "none")
     assert done.returncode == 1
     assert record.read_text() == "precious\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl"]  # no partial file left
@@ -323,7 +324,7 @@ def test_ctrl_c_in_a_match_keeps_a_record_that_judges_as_incomplete(tmp_path: Pa
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "interrupted after" in err
-    judged = run_cli("judge", str(record))
+    judged = gin_arena("judge", str(record))
     # Stopped mid-game, the record is INCOMPLETE; stopped at the end of a game (the interrupt
     # landed where Python drops it, and the match stopped after the game), it is whole and OK.
     assert (judged.returncode, "INCOMPLETE" in judged.stdout) in ((1, True), (0, False)), (
@@ -358,11 +359,11 @@ def test_ctrl_c_in_solve_jsonl_is_quiet() -> None:
 
 
 def test_check_bot_games_must_be_at_least_one_and_the_referee_lays_off() -> None:
-    done = run_cli("check-bot", "greedy", "--games", "1", "--sandbox", "none")
+    done = gin_arena("check-bot", "greedy", "--games", "1", "--sandbox", "none")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "the referee lays off the bot's cards" in done.stdout
     for bad in ("0", "-1"):
-        refused = run_cli("check-bot", "greedy", "--games", bad)
+        refused = gin_arena("check-bot", "greedy", "--games", bad)
         assert refused.returncode == 2
         assert f"argument --games: must be at least 1, got {bad}" in refused.stderr
 
@@ -373,12 +374,12 @@ def test_check_bot_games_must_be_at_least_one_and_the_referee_lays_off() -> None
 def test_concurrency_above_the_cores_is_refused_unless_asked_for(tmp_path: Path) -> None:
     too_many = str((os.cpu_count() or 1) + 1)
     db = tmp_path / "t.sqlite"
-    done = run_cli("tournament", "--concurrency", too_many, "--db", str(db))
+    done = gin_arena("tournament", "--concurrency", too_many, "--db", str(db))
     assert done.returncode == 2
     assert f"--concurrency {too_many} is more than the" in done.stderr
     assert "--oversubscribe" in done.stderr
     assert not db.exists()
-    forced = run_cli(
+    forced = gin_arena(
         "tournament",
         *("--bot", "a=greedy", "--bot", "b=random", "--games-per-pair", "2"),
         *("--concurrency", too_many, "--oversubscribe", "--db", str(db)),
@@ -388,14 +389,14 @@ def test_concurrency_above_the_cores_is_refused_unless_asked_for(tmp_path: Path)
 
 def test_an_unknown_anchor_is_refused_before_any_game(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite"
-    done = run_cli("tournament", "--anchor", "nobody", "--db", str(db))
+    done = gin_arena("tournament", "--anchor", "nobody", "--db", str(db))
     assert done.returncode == 2
     assert "--anchor 'nobody' is not a bot of this tournament" in done.stderr
     assert not db.exists()
 
 
 def small(db: Path) -> None:
-    done = run_cli(
+    done = gin_arena(
         "tournament",
         *("--bot", "a=greedy", "--bot", "b=random", "--games-per-pair", "2"),
         *("--concurrency", "1", "--db", str(db)),
@@ -410,15 +411,15 @@ def test_a_second_run_on_a_database_in_use_is_refused(tmp_path: Path) -> None:
     try:
         with pytest.raises(StoreError, match="being played by another gin-arena process"):
             Store.open(db, lock=True)
-        done = run_cli("tournament", "--db", str(db), "--resume")
+        done = gin_arena("tournament", "--db", str(db), "--resume")
         assert done.returncode == 2
         assert "being played by another gin-arena process" in done.stderr
         assert "IntegrityError" not in done.stderr
-        ratings = run_cli("ratings", "--db", str(db))  # reading needs no lock
+        ratings = gin_arena("ratings", "--db", str(db))  # reading needs no lock
         assert ratings.returncode == 0, ratings.stderr
     finally:
         holder.close()
-    assert run_cli("tournament", "--db", str(db), "--resume").returncode == 0
+    assert gin_arena("tournament", "--db", str(db), "--resume").returncode == 0
 
 
 def test_ratings_open_the_database_read_only(tmp_path: Path) -> None:
@@ -450,7 +451,7 @@ def test_a_hand_edited_database_is_a_clear_error(tmp_path: Path, damage: str, me
         connection.execute(damage)
     connection.close()
     for command in (("ratings", "--db", str(db)), ("tournament", "--db", str(db), "--resume")):
-        done = run_cli(*command)
+        done = gin_arena(*command)
         assert done.returncode == 2, (command, done.stderr)
         assert message in done.stderr, (command, done.stderr)
         assert "Traceback" not in done.stderr
@@ -458,7 +459,7 @@ def test_a_hand_edited_database_is_a_clear_error(tmp_path: Path, damage: str, me
 
 def test_the_output_names_every_forfeit_by_reason(tmp_path: Path) -> None:
     crash = shlex_join(*hostile("crash.py"))
-    done = run_cli(
+    done = gin_arena(
         "tournament",
         *("--bot", f"crasher={crash}", "--bot", "g=greedy", "--games-per-pair", "2"),
         *("--concurrency", "1", "--db", str(tmp_path / "t.sqlite"), "--sandbox", "none"),

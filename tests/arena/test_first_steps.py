@@ -4,7 +4,7 @@ where no bot runs as a process says that it isolates nothing."""
 from __future__ import annotations
 
 import pytest
-from arena_support import run_cli
+from support import gin_arena
 
 from arena.cli import options
 from arena.cli.main import COMMANDS
@@ -17,7 +17,7 @@ PROGRAM = BotSpec("mine", ("python3", "mybot.py"))
 
 
 def test_gin_arena_alone_lists_every_command_with_its_one_line_help() -> None:
-    done = run_cli()
+    done = gin_arena()
     assert (done.returncode, done.stdout) == (2, "")  # no command: a usage error
     text = " ".join(done.stderr.split())
     for command in COMMANDS:
@@ -56,7 +56,7 @@ def test_no_sandbox_no_note(capsys: pytest.CaptureFixture[str]) -> None:
     resolve_sandbox("auto") is None, reason=f"no usable bubblewrap here: {sandbox_warning()}"
 )
 def test_a_match_of_built_in_bots_in_the_sandbox_says_it_isolates_nothing() -> None:
-    done = run_cli("match", "greedy", "random", "--games", "1", "--sandbox", "bwrap")
+    done = gin_arena("match", "greedy", "random", "--games", "1", "--sandbox", "bwrap")
     assert done.returncode == 0, done.stderr
     assert done.stderr.count(NOTE) == 1, done.stderr
     assert "(--subprocess" in done.stderr

@@ -23,8 +23,8 @@ from arena_support import (
     hostile_spec,
     match_bound,
     read_pids,
-    run_cli,
 )
+from support import gin_arena
 
 from arena.play.match import Match, MatchError, MatchResult
 from arena.play.referee import Clock
@@ -249,7 +249,7 @@ def test_the_reason_a_bot_could_not_start_can_be_read_after_the_match(tmp_path: 
 
 def test_gin_arena_match_exits_1_when_a_bot_cannot_start(tmp_path: Path) -> None:
     command = " ".join(hostile("exit_at_once.sh"))
-    done = run_cli("match", "greedy", command, "--logs", str(tmp_path), "--move-time", "0.3")
+    done = gin_arena("match", "greedy", command, "--logs", str(tmp_path), "--move-time", "0.3")
     assert done.returncode == 1, done
     assert re.search(
         r"^gin-arena match: bot 'exit_at_once' could not start: no answer to hello: "

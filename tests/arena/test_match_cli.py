@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_support import cli_env, hostile, run_cli
+from arena_support import hostile
+from support import cli_env, gin_arena
 
 from arena.cli.main import main
 from arena.records.judge import judge
@@ -44,7 +45,7 @@ def toml_string(text: str) -> str:
 
 
 def match_json(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    done = run_cli("match", *args, "--json", env=env)
+    done = gin_arena("match", *args, "--json", env=env)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert isinstance(result, dict)
@@ -113,7 +114,7 @@ def test_single_hands_with_oklahoma_rules_and_options(tmp_path: Path) -> None:
 
 
 def test_the_readable_summary() -> None:
-    done = run_cli("match", "greedy", "random", "--games", "2", "--seed", "5", "--mirror")
+    done = gin_arena("match", "greedy", "random", "--games", "2", "--seed", "5", "--mirror")
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
     assert lines[0] == "greedy v random: 2 games, seed 5, rules hoyle, mirrored"
@@ -248,7 +249,7 @@ def test_a_bad_input_is_a_clear_error_with_exit_2(
 
 
 def test_a_bad_input_run_for_real_exits_2() -> None:
-    done = run_cli("match", "greedy", "random", "--rules", "nosuch")
+    done = gin_arena("match", "greedy", "random", "--rules", "nosuch")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith("gin-arena match: error: unknown rules preset 'nosuch'")
 
@@ -256,7 +257,7 @@ def test_a_bad_input_run_for_real_exits_2() -> None:
 def test_a_command_that_does_not_exist_is_a_startup_failure_with_exit_1(tmp_path: Path) -> None:
     ghost = tmp_path / "no-such-bot"
     # No sandbox: its warning, on a machine without bubblewrap, would come first on stderr.
-    done = run_cli("match", "greedy", str(ghost), "--json", "--sandbox", "none")
+    done = gin_arena("match", "greedy", str(ghost), "--json", "--sandbox", "none")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.startswith(
         f"gin-arena match: bot 'no-such-bot' could not start: cannot run '{ghost}': "
@@ -268,7 +269,7 @@ def test_builtin_bots_run_as_subprocesses_from_an_uninstalled_checkout() -> None
     """``python -m arena.cli`` in a checkout works without installing the package (the current
     directory is on sys.path); the built-in bots it starts with --subprocess must work too."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = run_cli("match", "greedy", "random", "--hands", "1", "--subprocess", env=env)
+    done = gin_arena("match", "greedy", "random", "--hands", "1", "--subprocess", env=env)
     assert done.returncode == 0, done.stderr
 
 
@@ -278,7 +279,7 @@ def test_a_bot_command_with_a_relative_script_runs_from_the_current_directory(
     """As in the README: ``gin-arena match greedy "python3 mybot.py"``, run where mybot.py is."""
     (tmp_path / "mybot.py").write_text(FIRST_LEGAL_BOT)
     command = f"{sys.executable} mybot.py"
-    done = run_cli("match", "greedy", command, "--hands", "1", "--json", cwd=tmp_path)
+    done = gin_arena("match", "greedy", command, "--hands", "1", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"][0]["reason"] == "normal"
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from arena_support import run_cli
+from support import gin_arena
 
 from arena.play.match import Match, Planned, by_leg, rotations
 from arena.records.record import RecordedGame, group_games, parse_lines, read_games
@@ -211,7 +211,7 @@ def test_a_mirrored_tournament_gives_no_hand_away(tmp_path: Path, memory: str) -
     bots = bots_file(tmp_path, memory)
     db, logs = tmp_path / "t.sqlite", tmp_path / "logs"
     sandbox = "auto" if memory == "disk" else "none"
-    done = run_cli(
+    done = gin_arena(
         *("tournament", "--bots", str(bots), "--games-per-table", "8", "--seed", "5", *SLACK),
         *("--concurrency", "2", "--db", str(db), "--logs", str(logs), "--sandbox", sandbox),
         *("--format", "json"),
@@ -241,7 +241,7 @@ def test_a_mirrored_match_gives_no_hand_away(
     bots = bots_file(tmp_path, memory)
     record, logs = tmp_path / "games.jsonl", tmp_path / "logs"
     sandbox = "auto" if memory == "disk" else "none"
-    done = run_cli(
+    done = gin_arena(
         *("match", "a", "b", "--bots", str(bots), *count, "--mirror", "--seed", "3", *SLACK),
         *("--record", str(record), "--logs", str(logs), "--sandbox", sandbox),
         timeout=TIMEOUT,
@@ -261,7 +261,7 @@ def test_an_ab_test_gives_no_hand_away(tmp_path: Path) -> None:
     write their lines to files of their own (no sandbox), and the truth is what the other bot
     was dealt."""
     bots = bots_file(tmp_path, "mem", out=True)
-    done = run_cli(
+    done = gin_arena(
         *("ab", "a", "b", "--bots", str(bots), "--hands", "60", "--seed", "3", "--jobs", "2"),
         *SLACK,
         *("--sandbox", "none", "--json"),
@@ -282,7 +282,7 @@ def test_an_ab_test_against_an_opponent_gives_no_hand_away(tmp_path: Path) -> No
     one seat in both pairings, and the other seat's in both mirrors; whichever pairing it met a
     deal in, it never guesses the other seat's hand, nor does ``a`` or ``b`` guess ``c``'s."""
     bots = bots_file(tmp_path, "mem", out=True, names="abc")
-    done = run_cli(
+    done = gin_arena(
         *("ab", "a", "b", "--against", "c", "--bots", str(bots), "--hands", "40"),
         *("--seed", "4", "--jobs", "2", "--sandbox", "none", "--json", *SLACK),
         timeout=TIMEOUT,

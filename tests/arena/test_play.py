@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_support import ROOT, cli_env
+from support import ROOT, cli_env
 
 # rich is a dependency of the package (pip install -e '.[test]' brings it); in an interpreter
 # without it, these tests are skipped with the reason instead of stopping the whole collection.

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_support import CLOCK, cli_env, run_cli
+from arena_support import CLOCK
+from support import cli_env, gin_arena
 
 from arena.play.referee import Referee
 from arena.seats import programs
@@ -332,7 +333,7 @@ def test_a_bot_run_through_a_pyenv_shim_plays_in_the_sandbox(
     bot.mkdir()
     (bot / "mybot.py").write_text(FIRST_LEGAL_BOT)
     env = cli_env(PATH=pyenv.path(os.environ.get("PATH", SYSTEM_PATH)))
-    done = run_cli(
+    done = gin_arena(
         "match",
         "python3 mybot.py",
         "greedy",

@@ -12,7 +12,8 @@ from pathlib import Path
 from statistics import NormalDist
 
 import pytest
-from arena_support import hostile, run_cli
+from arena_support import hostile
+from support import gin_arena
 
 from arena.cli import match as match_cmd
 from arena.cli.main import main
@@ -110,7 +111,7 @@ def test_the_order_in_which_columns_give_way_is_the_documented_one() -> None:
     assert gone == sorted(gone)
     assert first["forfeits"] == gone[0]  # the reasons became their total first
     assert len(NARROWING) == 8
-    help_text = run_cli("ratings", "--help").stdout
+    help_text = gin_arena("ratings", "--help").stdout
     assert "1. the failure columns" in help_text and "8. won and lost go" in help_text
 
 
@@ -231,7 +232,7 @@ def test_render_puts_table_forfeits_and_notes_in_order(
 
 
 def test_a_match_of_many_hands_prints_a_summary_with_points_a_hand() -> None:
-    done = run_cli("match", "greedy", "random", "--hands", "30", "--seed", "1")
+    done = gin_arena("match", "greedy", "random", "--hands", "30", "--seed", "1")
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
     assert lines[0] == "greedy v random: 30 hands, seed 1, rules hoyle"
@@ -250,7 +251,7 @@ def test_a_match_of_many_hands_prints_a_summary_with_points_a_hand() -> None:
     assert mean == pytest.approx(points, abs=0.06)
     assert (low, high) == pytest.approx((mean - 1.96 * error, mean + 1.96 * error), abs=0.02)
     assert lines[-1] == "30 hands, seed 1"
-    verbose = run_cli("match", "greedy", "random", "--hands", "30", "--seed", "1", "--verbose")
+    verbose = gin_arena("match", "greedy", "random", "--hands", "30", "--seed", "1", "--verbose")
     assert sum(line.startswith("hand ") for line in verbose.stdout.splitlines()) == 30
     assert verbose.stdout.splitlines()[-5:] == lines[-5:]
 
@@ -293,7 +294,7 @@ def test_a_narrow_match_summary_with_long_names_and_forfeits_fits(
 
 
 def test_a_level_partnership_match_says_so() -> None:
-    done = run_cli(
+    done = gin_arena(
         "match", *("random", "greedy", "random", "greedy"), "--mode", "partnership",
         *("--seed", "2", "--games", "2", "--set", "game_target=30", "--mirror"),
     )  # fmt: skip

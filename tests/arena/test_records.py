@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_support import CLOCK, GREEDY, ROOT, cli_env, hostile_spec, run_cli
+from arena_support import CLOCK, GREEDY, hostile_spec
 from pydantic import BaseModel
+from support import ROOT, cli_env, gin_arena
 
 from arena.cli.main import main
 from arena.play.match import Match, game_seeds
@@ -374,7 +375,7 @@ def test_a_forfeited_game_edited_by_hand_is_rejected(
 
 
 def test_gin_arena_judge_exit_codes_and_output(record: Path, tmp_path: Path) -> None:
-    ok = run_cli("judge", str(record))
+    ok = gin_arena("judge", str(record))
     verdict = judge(record)
     counts = f"{verdict.games} games, {verdict.hands} hands, {verdict.actions} actions"
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, f"{record}: OK ({counts} checked)\n", "")
@@ -382,7 +383,7 @@ def test_gin_arena_judge_exit_codes_and_output(record: Path, tmp_path: Path) -> 
     lines = lines_of(record)
     index = edit_score(lines)
     edited = write_lines(tmp_path / "edited.jsonl", lines)
-    bad = run_cli("judge", str(edited))
+    bad = gin_arena("judge", str(edited))
     assert bad.returncode == 1, bad
     first_line, second_line = bad.stdout.splitlines()
     assert first_line.startswith(f"{edited}: line {index + 1}: scores: the record says")
@@ -393,7 +394,7 @@ def test_gin_arena_judge_exit_codes_and_output(record: Path, tmp_path: Path) -> 
 
     broken = tmp_path / "broken.jsonl"
     broken.write_text("{not json\n")
-    unreadable = run_cli("judge", str(broken))
+    unreadable = gin_arena("judge", str(broken))
     assert (unreadable.returncode, unreadable.stdout) == (2, "")
     assert unreadable.stderr.startswith(f"gin-arena judge: error: {broken}:1: not a record line")
 
@@ -453,7 +454,7 @@ def test_a_record_cut_in_its_last_game_is_incomplete(
     verdict = judge(cut)
     assert verdict.disagreement is None and verdict.incomplete == game_line
     assert not verdict.ok and verdict.games == GAMES - 1
-    done = run_cli("judge", str(cut))
+    done = gin_arena("judge", str(cut))
     counts = f"{verdict.games} games, {verdict.hands} hands, {verdict.actions} actions"
     assert done.returncode == 1
     assert done.stdout == (

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_support import cli_env
+from support import cli_env
 
 from arena.tournament.store import Store
 

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from arena_support import HOSTILE, cli_env
+from arena_support import HOSTILE
+from support import cli_env
 
 from arena.terminal import printable
 

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from arena_support import CLOCK, ROOT, cli_env, run_cli
+from arena_support import CLOCK
+from support import ROOT, cli_env, gin_arena
 
 from arena.play.referee import Referee
 from arena.seats import wire
@@ -184,13 +185,13 @@ def test_enable_names_a_file_it_cannot_write(tmp_path: Path) -> None:
 
 def test_check_bot_logs_the_wire_with_the_option_and_the_environment(tmp_path: Path) -> None:
     path = tmp_path / "wire.log"
-    done = run_cli("check-bot", "greedy", "--in-process", "--games", "1", "--log-wire", str(path))
+    done = gin_arena("check-bot", "greedy", "--in-process", "--games", "1", "--log-wire", str(path))
     assert done.returncode == 0, done.stdout + done.stderr
     rows = path.read_text(encoding="utf-8").splitlines()
     assert all(LINE.match(row) for row in rows)
     bots = {match["bot"] for row in rows if (match := LINE.match(row))}
     # the two-player opponent, and the greedy bots of the three-player and partnership checks
     assert bots == {"greedy", "opponent", "opponent-1", "opponent-2", "opponent-3"}
-    shown = run_cli("check-bot", "greedy", "--in-process", "--games", "1", env=cli_env(**ENV_ON))
+    shown = gin_arena("check-bot", "greedy", "--in-process", "--games", "1", env=cli_env(**ENV_ON))
     assert shown.returncode == 0
     assert sum(1 for row in shown.stderr.splitlines() if LINE.match(row)) > 100

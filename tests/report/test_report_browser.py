@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import hostile, run_cli
+from arena_support import hostile
+from support import gin_arena
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, Route
@@ -72,9 +73,9 @@ READ_BOARD = """() => {
 
 def cli(*args: str, cwd: Path | None = None) -> str:
     done = (
-        run_cli(*args, timeout=CLI_TIMEOUT)
+        gin_arena(*args, timeout=CLI_TIMEOUT)
         if cwd is None
-        else run_cli(*args, timeout=CLI_TIMEOUT, cwd=cwd)
+        else gin_arena(*args, timeout=CLI_TIMEOUT, cwd=cwd)
     )
     assert done.returncode == 0, f"gin-arena {shlex.join(args)}:\n{done.stdout}\n{done.stderr}"
     return done.stdout

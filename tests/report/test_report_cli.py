@@ -7,26 +7,23 @@ import importlib.util
 import json
 import os
 import stat
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import run_cli
+from support import gin_arena
 
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("league") / "league.sqlite"
-    done = run_cli("tournament", "--db", str(db), "--games-per-table", "2", "--seed", "9")
+    done = gin_arena("tournament", "--db", str(db), "--games-per-table", "2", "--seed", "9")
     assert done.returncode == 0, done.stderr
     return db
 
 
 def test_a_page_of_a_tournament(league: Path, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
-    done = run_cli("report", "--db", str(league), "-o", str(page))
+    done = gin_arena("report", "--db", str(league), "-o", str(page))
     assert done.returncode == 0, done.stderr
     assert f"report of 6 games written to {page}" in done.stdout
     text = page.read_text(encoding="utf-8")
@@ -41,7 +38,7 @@ def test_a_page_of_a_tournament(league: Path, tmp_path: Path) -> None:
 
 
 def test_the_data_as_json_and_without_replays(league: Path) -> None:
-    done = run_cli("report", "--db", str(league), "--json", "--no-replays", "-o", "-")
+    done = gin_arena("report", "--db", str(league), "--json", "--no-replays", "-o", "-")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["games"] == 6 and data["replays"] == {}
@@ -51,9 +48,9 @@ def test_the_data_as_json_and_without_replays(league: Path) -> None:
 
 def test_a_page_of_a_match_record(tmp_path: Path) -> None:
     record = tmp_path / "games.jsonl"
-    done = run_cli("match", "greedy", "random", "--games", "2", "--record", str(record))
+    done = gin_arena("match", "greedy", "random", "--games", "2", "--record", str(record))
     assert done.returncode == 0, done.stderr
-    done = run_cli("report", "--record", str(record), "-o", str(tmp_path / "r.html"))
+    done = gin_arena("report", "--record", str(record), "-o", str(tmp_path / "r.html"))
     assert done.returncode == 0, done.stderr
     assert "greedy" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
@@ -68,13 +65,13 @@ def test_bad_inputs_are_errors_that_keep_an_earlier_report(league: Path, tmp_pat
         (["--record", str(bad)], "bad.jsonl:1: not a record line"),
         (["--record", str(tmp_path / "none.jsonl")], "cannot read record"),
     ):
-        done = run_cli("report", *args, "-o", str(page))
+        done = gin_arena("report", *args, "-o", str(page))
         assert done.returncode == 2, done.stdout
         assert said in done.stderr and "Traceback" not in done.stderr
         assert page.read_text(encoding="utf-8") == "the earlier report"
-    done = run_cli("report", "--db", str(league), "-o", str(tmp_path / "no" / "dir.html"))
+    done = gin_arena("report", "--db", str(league), "-o", str(tmp_path / "no" / "dir.html"))
     assert done.returncode == 2 and "cannot write" in done.stderr
-    done = run_cli("report", "-o", str(page))
+    done = gin_arena("report", "-o", str(page))
     assert done.returncode == 2 and "--db" in done.stderr
 
 
@@ -83,12 +80,12 @@ def test_without_matplotlib_the_page_says_what_to_install(league: Path, tmp_path
     blocker.mkdir()
     # A module that fails to import, first on the path: matplotlib is "not installed".
     (blocker / "matplotlib.py").write_text("raise ImportError('blocked')\n", encoding="utf-8")
-    from arena_support import cli_env
+    from support import cli_env
 
     env = cli_env()
     env["PYTHONPATH"] = os.pathsep.join([str(blocker), env["PYTHONPATH"]])
     page = tmp_path / "plain.html"
-    done = run_cli("report", "--db", str(league), "-o", str(page), env=env)
+    done = gin_arena("report", "--db", str(league), "-o", str(page), env=env)
     assert done.returncode == 0, done.stderr
     assert "gin-rummy-arena[report]" in done.stderr
     text = page.read_text(encoding="utf-8")
@@ -99,7 +96,7 @@ def test_without_matplotlib_the_page_says_what_to_install(league: Path, tmp_path
 def test_progress_lines_when_stderr_is_not_a_terminal(league: Path, tmp_path: Path) -> None:
     """Piped, a report says on stderr as each part of its work starts (and every few seconds
     within one: see the next test); the page and stdout are as without."""
-    done = run_cli("report", "--db", str(league), "-o", str(tmp_path / "r.html"))
+    done = gin_arena("report", "--db", str(league), "-o", str(tmp_path / "r.html"))
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert [line for line in lines if ": 0 of " in line] == [

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import hostile, run_cli
+from arena_support import hostile
+from support import gin_arena
 
 from arena.records.record import read_games
 from arena.report.data import (
@@ -28,7 +29,7 @@ from engine.cards import parse_card
 @pytest.fixture(scope="module")
 def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("league") / "league.sqlite"
-    done = run_cli("tournament", "--db", str(db), "--games-per-table", "4", "--seed", "3")
+    done = gin_arena("tournament", "--db", str(db), "--games-per-table", "4", "--seed", "3")
     assert done.returncode == 0, done.stderr
     return db
 
@@ -40,7 +41,7 @@ def crash_record(tmp_path_factory: pytest.TempPathFactory) -> Path:
     parts = []
     for number, opponent in enumerate(("greedy", crash)):  # one clean match, one with forfeits
         part = where / f"{number}.jsonl"
-        done = run_cli(
+        done = gin_arena(
             "match", "strong", opponent, "--games", "2", "--seed", "5", "--record", str(part)
         )
         assert done.returncode == 0, done.stderr
@@ -57,7 +58,7 @@ def league_data(db: Path) -> dict[str, Any]:
 
 def test_standings_are_those_of_the_ratings_command(league: Path) -> None:
     data = league_data(league)
-    done = run_cli("ratings", "--db", str(league), "--format", "json")
+    done = gin_arena("ratings", "--db", str(league), "--format", "json")
     assert done.returncode == 0, done.stderr
     expected = json.loads(done.stdout)
     assert data["games"] == expected["games"] == 12

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import cli_env  # the arena tests' helpers
+from support import cli_env
 
 from arena.play.referee import Referee
 from engine import Rules

@@ -13,11 +13,10 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("pettingzoo")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "rl"))
-from arena_support import ROOT, cli_env, run_cli  # noqa: E402 - after the skips
 from linear import FEATURE_COUNT, save_weights  # noqa: E402
 from rl_support import ready_name  # noqa: E402
+from support import ROOT, cli_env, gin_arena  # noqa: E402 - after the skips
 
 EXAMPLE = ROOT / "docs" / "examples" / "rl"
 
@@ -36,7 +35,7 @@ def test_the_quick_training_run_makes_a_bot_that_beats_random(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert weights.is_file()
     bot = f"{sys.executable} {EXAMPLE / 'rl_linear.py'} {weights}"
-    match = run_cli("match", bot, "random", "--games", "20", "--mirror", "--json", timeout=600)
+    match = gin_arena("match", bot, "random", "--games", "20", "--mirror", "--json", timeout=600)
     assert match.returncode == 0, match.stderr
     result = json.loads(match.stdout)
     assert result["bots"][0] == "rl_linear"  # the script's name, not "bot"

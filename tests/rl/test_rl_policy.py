@@ -13,6 +13,9 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from rl_support import ready_name  # noqa: E402
+from support import ROOT, gin_arena  # noqa: E402 - the test suite's helpers
+
 from arena.play.referee import Referee  # noqa: E402
 from arena.seats.connection import Connection, InProcessConnection  # noqa: E402 - after the skip
 from bots.encoding import action_mask, encode  # noqa: E402
@@ -23,10 +26,6 @@ from engine.hand import Action  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from protocol.views import Decision, request_json, request_model  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import ROOT, run_cli  # noqa: E402 - the arena tests' helpers
-from rl_support import ready_name  # noqa: E402
-
 
 def play(bots: Sequence[Connection], seed: int = 1, rules: Rules | None = None) -> Any:
     referee = Referee(rules or Rules())
@@ -36,7 +35,7 @@ def play(bots: Sequence[Connection], seed: int = 1, rules: Rules | None = None) 
 
 
 def test_a_policy_plays_a_match_from_the_command_line() -> None:
-    done = run_cli("match", "python -m bots.policy", "random", "--games", "2", "--json")
+    done = gin_arena("match", "python -m bots.policy", "random", "--games", "2", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert len(result["games"]) == 2
@@ -53,7 +52,7 @@ def test_a_policy_bot_is_named_after_its_script_as_the_arena_names_it(tmp_path: 
         encoding="utf-8",
     )
     assert ready_name([sys.executable, str(script)], tmp_path) == "my_policy"
-    match = run_cli("match", f"python {script}", "random", "--games", "1", "--json")
+    match = gin_arena("match", f"python {script}", "random", "--games", "1", "--json")
     assert match.returncode == 0, match.stderr
     assert json.loads(match.stdout)["bots"][0] == "my_policy"
 

@@ -23,7 +23,8 @@ from arena.seats.process import ProcessConnection  # noqa: E402
 from bots.encoding import ACTIONS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
-from arena_support import assert_gone, cli_env, hostile  # noqa: E402 - the arena tests' helpers
+from arena_support import assert_gone, hostile  # noqa: E402 - the arena tests' helpers
+from support import cli_env  # noqa: E402
 
 CLOCK = Clock(move=2.0, startup=10.0)
 
