@@ -4,11 +4,14 @@ A bot's name (from a file name or a bots file), its ``ready`` fields, the tail o
 the messages quoting what it sent: any of them may hold escape sequences that retitle, clear or
 rewrite a terminal, or bidirectional-text controls that reorder what is shown. :func:`printable`
 escapes every such character, so that what is printed is exactly what was sent, made visible.
+
+And Ctrl-C at a terminal, during a command that plays games: :class:`Interrupt`.
 """
 
 from __future__ import annotations
 
 import re
+import signal
 from typing import Final
 
 _UNSAFE: Final = re.compile(
@@ -41,4 +44,29 @@ def printable(text: str, *, lines: bool = False) -> str:
     return (_UNSAFE if lines else _UNSAFE_LINES).sub(_escape, text)
 
 
-__all__ = ["printable"]
+class Interrupt:
+    """Ctrl-C during a match. Python raises KeyboardInterrupt wherever the main thread is, and
+    drops it when that is a finaliser ("Exception ignored in ..."); so the handler also notes the
+    signal, and :meth:`check`, called after each game, raises it again: a match always stops."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._previous: object = None
+
+    def __enter__(self) -> Interrupt:
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
+
+
+__all__ = ["Interrupt", "printable"]

@@ -115,6 +115,13 @@ class Format:
         for seating in (*self.rotations, *self.orientations, *self.arrangements):
             if sorted(seating) != list(range(self.players)):
                 raise FormatError(f"format {self.name}: {seating} is not a seating of its players")
+        if ":" in self.name:  # a format of one's own: known from now on in this process
+            _OWN[self.name] = self
+        elif self.name not in set(Mode):
+            raise FormatError(
+                f"format {self.name!r}: name a format of your own module:ATTRIBUTE (where it is "
+                "defined), so that records, databases and worker processes can find it"
+            )
 
     def __str__(self) -> str:
         return self.name
@@ -124,7 +131,7 @@ class Format:
 
     def __reduce__(self) -> tuple[Callable[[str], Format], tuple[str]]:
         # A format crosses to worker processes by name: the same object comes out of the registry.
-        return format_named, (self.name,)
+        return _loaded, (self.name,)
 
     @property
     def value(self) -> str:
@@ -144,6 +151,10 @@ class Format:
     def side_of(self, player: int) -> int:
         """The side player ``player``'s result is counted on."""
         return self.sides[player]
+
+    def members(self, side: int) -> tuple[int, ...]:
+        """The players whose results count for ``side``."""
+        return tuple(p for p, s in enumerate(self.sides) if s == side)
 
     def partner(self, player: int) -> int | None:
         """The other player of ``player``'s team, if it has one."""
@@ -243,21 +254,32 @@ BUILT_IN: Mapping[str, Format] = {
 """The formats of the rules (R15, R23-R25), by name."""
 
 
-def format_named(name: str | Mode | Format) -> Format:
-    """The format called ``name``: a built-in (:data:`BUILT_IN`), or ``"module:ATTRIBUTE"`` for a
-    :class:`Format` defined in an importable module (imported on first use, in every process that
-    asks, so worker processes find it too). A :class:`FormatError` says what is wrong."""
+_OWN: dict[str, Format] = {}
+"""The formats of one's own this process knows, by name: each registers itself when made."""
+
+
+def format_named(name: str | Mode | Format, *, load: bool = False) -> Format:
+    """The format called ``name``: a built-in (:data:`BUILT_IN`), or a format of one's own, named
+    ``"module:ATTRIBUTE"``, that this process knows (its module was imported). With ``load`` (a
+    name the user gave, or a worker process receiving a format from its parent), such a module is
+    imported first; a name read from a record or a database never imports anything. A
+    :class:`FormatError` says what is wrong and what to do."""
     if isinstance(name, Format):
         return name
     text = str(name)
-    found = BUILT_IN.get(text)
+    found = BUILT_IN.get(text) or _OWN.get(text)
     if found is not None:
         return found
     module_name, colon, attribute = text.partition(":")
     if not colon or not module_name or not attribute:
         raise FormatError(
-            f"unknown format {text!r}: choose one of {', '.join(BUILT_IN)}, or name a Format "
+            f"unknown mode {text!r}: choose one of {', '.join(BUILT_IN)}, or name a Format "
             "of your own as module:ATTRIBUTE"
+        )
+    if not load:
+        raise FormatError(
+            f"format {text!r} is defined in {module_name}, which is not loaded: name it with "
+            f"--mode {text} to load it"
         )
     try:
         module = importlib.import_module(module_name)
@@ -272,6 +294,11 @@ def format_named(name: str | Mode | Format) -> Format:
             "that records and databases find it again"
         )
     return found
+
+
+def _loaded(name: str) -> Format:
+    """A format a worker process receives by name (:meth:`Format.__reduce__`)."""
+    return format_named(name, load=True)
 
 
 def check_rules(mode: Mode | Format, rules: Rules) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from arena.cli.options import add_mode_filter_argument
 from arena.records.judge import judge
 from arena.terminal import printable
-from engine.modes import Mode
 
 HELP = "re-check every action and score of a record from the record alone"
 DESCRIPTION = """\
@@ -26,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    verdict = judge(args.record, None if args.mode is None else Mode(args.mode))
+    verdict = judge(args.record, args.mode)
     counts = f"{verdict.games} games, {verdict.hands} hands, {verdict.actions} actions"
     record = printable(str(args.record))
     if verdict.disagreement is not None:

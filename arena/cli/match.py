@@ -4,18 +4,14 @@ object."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
-import os
-import signal
 import sys
-import tempfile
 import textwrap
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Final
+from typing import Final
 
 from arena.cli.options import (
     DEFAULT_PRESET,
@@ -39,14 +35,14 @@ from arena.cli.options import (
 )
 from arena.play.match import GameReport, Match, MatchError, MatchResult
 from arena.play.referee import RecordWriteError
+from arena.records.file import RecordFile
 from arena.seats import wire
 from arena.seats.botspec import BotSpec, resolve
 from arena.stats.ratings import Z95
-from arena.terminal import printable
+from arena.terminal import Interrupt, printable
 from arena.tournament.standings import Column, Step, fit_table, terminal_width
 from bots import BUILTIN
-from engine.formats import FormatResult
-from engine.modes import Mode
+from engine.formats import TWO_PLAYER, Format, FormatResult
 
 HELP = "play games between bots and summarise the result"
 DESCRIPTION = f"""\
@@ -184,13 +180,10 @@ def run(args: argparse.Namespace) -> int:
         interrupt.check()
 
     if not args.json:
-        if mode is Mode.PARTNERSHIP:
-            title = f"{shown[0]} & {shown[2]} v {shown[1]} & {shown[3]}"
-        else:
-            title = " v ".join(shown)
+        title = " v ".join(side_names(mode, shown))
         print(
             f"{title}: {count} {unit}s"
-            + ("" if mode is Mode.TWO_PLAYER else f", {mode}")
+            + ("" if mode is TWO_PLAYER else f", {mode}")
             + (f", seed {seed}" if args.seed is not None else "")
             + f", rules {args.rules or DEFAULT_PRESET}"
             + (f" ({printable(', '.join(args.options))})" if args.options else "")
@@ -229,103 +222,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class Interrupt:
-    """Ctrl-C during a match. Python raises KeyboardInterrupt wherever the main thread is, and
-    drops it when that is a finaliser ("Exception ignored in ..."); so the handler also notes the
-    signal, and :meth:`check`, called after each game, raises it again: a match always stops."""
-
-    def __init__(self) -> None:
-        self.seen = False
-        self._previous: object = None
-
-    def __enter__(self) -> Interrupt:
-        self._previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
-
-    def _handle(self, signum: int, frame: object) -> None:
-        self.seen = True
-        raise KeyboardInterrupt
-
-    def check(self) -> None:
-        if self.seen:
-            raise KeyboardInterrupt
-
-
-class RecordFile:
-    """The ``--record`` file. A regular file is written under a temporary name beside it and
-    moved into place when the match ends, so that a match that cannot start leaves an existing
-    file as it was; whatever ends a match that has started (its last game, Ctrl-C, a failure),
-    what was played is in the file, and a game cut short has no ``game_end`` line (``judge``
-    says the record is incomplete). A path that is not a regular file (``/dev/stdout``, a pipe)
-    is written directly."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        if path.is_dir():
-            raise ValueError(f"--record {str(path)!r} is a directory: name a file")
-        self.partial: Path | None = None
-        self._stream: IO[str] | None = None
-        if path.exists() and not path.is_file():
-            return  # a device or a pipe: nothing to replace, nothing to keep
-        try:
-            handle, name = tempfile.mkstemp(
-                prefix=f".{path.name}.", suffix=".partial", dir=path.parent
-            )
-        except OSError as error:
-            raise ValueError(f"cannot write record {str(path)!r}: {error.strerror}") from None
-        os.close(handle)
-        self.partial = Path(name)
-
-    @property
-    def paths(self) -> tuple[Path, ...]:
-        """What a sandboxed bot must not see."""
-        if self.partial is None:
-            return (self.path.resolve(),)
-        return (self.path.resolve(), self.partial.resolve())
-
-    def open(self) -> IO[str]:
-        target = self.partial or self.path
-        try:
-            self._stream = target.open("w", encoding="utf-8")
-        except OSError as error:
-            self._discard()
-            raise ValueError(f"cannot write record {str(self.path)!r}: {error.strerror}") from None
-        return self._stream
-
-    def close(self) -> None:
-        """Move the record into place if anything was written to it, else drop it."""
-        stream = self._stream
-        written = stream is not None and stream.tell() > 0 if self.partial else True
-        if stream is not None:
-            try:
-                stream.close()
-            except OSError as error:
-                self._discard()
-                raise RecordWriteError(
-                    f"cannot write record {str(self.path)!r}: {error.strerror}"
-                ) from None
-        if self.partial is None:
-            return
-        if not written:
-            self._discard()
-            return
-        try:
-            os.replace(self.partial, self.path)
-        except OSError as error:
-            self._discard()
-            raise RecordWriteError(
-                f"cannot write record {str(self.path)!r}: {error.strerror}"
-            ) from None
-
-    def _discard(self) -> None:
-        if self.partial is not None:
-            with contextlib.suppress(OSError):
-                self.partial.unlink()
-
-
 def describe(report: GameReport, names: Sequence[str], unit: str) -> str:
     """One line for a finished game: who won, the scores (winners first) and any forfeit, the
     names and the failure's message escaped for a terminal."""
@@ -356,14 +252,19 @@ FEW = 20
 """A match of at most this many games or hands prints a line for each (more with --verbose)."""
 
 
+def side_names(fmt: Format, names: Sequence[str]) -> list[str]:
+    """The names of a format's sides: a bot's, or its team's (``a & b``)."""
+    return [" & ".join(names[p] for p in fmt.members(side)) for side in range(fmt.side_count)]
+
+
 class Points:
     """Each bot's points over a match's games or hands (its side's, a team's in partnership), and
     between the two sides of a two-sided format the mean and spread of the per-game difference
     (first bot's side minus the second's), in constant memory."""
 
-    def __init__(self, bots: int, mode: Mode) -> None:
+    def __init__(self, bots: int, mode: Format) -> None:
         self.totals = [0] * bots
-        self.pair = None if mode is Mode.THREE_PLAYER else (0, 1)
+        self.pair = None if mode.side_count > 2 else (0, 1)
         self.count = 0
         self._sum = 0.0
         self._squares = 0.0
@@ -440,11 +341,7 @@ def summary(
     prose = []
     difference = None if points is None else points.difference()
     if points is not None and points.pair is not None and difference is not None:
-        first, second = (
-            (f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}")
-            if result.mode is Mode.PARTNERSHIP
-            else (names[0], names[1])
-        )
+        first, second = side_names(result.mode, names)[:2]
         mean, error = difference
         low, high = mean - Z95 * error, mean + Z95 * error
         prose.append(
@@ -468,11 +365,8 @@ def _level(
     """A sentence when two sides or more share the most wins, which the table alone does not
     say, and whether points a game or hand part them."""
     names = [printable(name) for name in result.names]
-    sides: list[tuple[tuple[int, ...], str]]
-    if result.mode is Mode.PARTNERSHIP:
-        sides = [((0, 2), f"{names[0]} & {names[2]}"), ((1, 3), f"{names[1]} & {names[3]}")]
-    else:
-        sides = [((bot,), name) for bot, name in enumerate(names)]
+    fmt = result.mode
+    sides = [(fmt.members(side), name) for side, name in enumerate(side_names(fmt, names))]
     best = max(wins[members[0]] for members, _ in sides)
     level = [(members[0], name) for members, name in sides if wins[members[0]] == best]
     if len(level) < 2 or not result.played:

@@ -32,8 +32,8 @@ from arena.seats import limits, wire
 from arena.seats.botspec import BotSpec, BotSpecError, load_bots_file, resolve
 from arena.seats.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
 from arena.tournament.standings import FORMATS
-from engine.formats import check_rules
-from engine.modes import Mode
+from engine.formats import BUILT_IN, TWO_PLAYER, Format, check_rules, format_named
+from engine.modes import FormatError
 from engine.rules import PRESETS, Rules, option_names, parse_option
 
 # -- value types ---------------------------------------------------------------------------------
@@ -199,15 +199,28 @@ def rules_given(preset: str | None, options: Iterable[str] | None) -> Rules | No
     return rules_from(preset, options)
 
 
+MODE_METAVAR = "{" + ",".join(BUILT_IN) + ",MODULE:FORMAT}"
+
+
+def format_argument(text: str) -> Format:
+    """A ``--mode`` value: a built-in format, or ``MODULE:FORMAT``, a :class:`Format` of one's own
+    (its module imported: the user named it)."""
+    try:
+        return format_named(text, load=True)
+    except FormatError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_mode_argument(parser: argparse.ArgumentParser) -> None:
     """``--mode``: the format to play (default two-player; see :func:`mode_from`)."""
     parser.add_argument(
         "--mode",
-        choices=[m.value for m in Mode],
+        type=format_argument,
+        metavar=MODE_METAVAR,
         help="the format: two-player (default), hollywood (two bots a game, three games scored "
         "at once), three-player (three bots a game) or partnership (two teams of two a game; "
         "in a match, the first and third bots against the second and fourth); docs/RULES.md "
-        "R23-R25",
+        "R23-R25; or MODULE:FORMAT, a format of your own (engine.formats.Format)",
     )
 
 
@@ -217,20 +230,21 @@ def add_mode_filter_argument(parser: argparse.ArgumentParser, required_of: str) 
     parser.add_argument(
         "--mode",
         default=None,
-        choices=[m.value for m in Mode],
+        type=format_argument,
+        metavar=MODE_METAVAR,
         help=f"the format {required_of} must be in (default: any)",
     )
 
 
-def mode_from(text: str | None, bots: int, rules: Rules, single_hands: bool = False) -> Mode:
+def mode_from(given: Format | None, bots: int, rules: Rules, single_hands: bool = False) -> Format:
     """The ``--mode`` (default two-player), checked against the number of bots given, the rules
     and ``--hands``."""
-    mode = Mode.TWO_PLAYER if text is None else Mode.parse(text)
+    mode = TWO_PLAYER if given is None else given
     if bots != mode.players:
         raise ValueError(
             f"--mode {mode} takes {mode.players} bots, got {bots}: name one bot per player"
         )
-    if single_hands and mode is not Mode.TWO_PLAYER:
+    if single_hands and not mode.single_hands:
         raise ValueError(f"--hands does not apply to --mode {mode}: it plays whole games (--games)")
     check_rules(mode, rules)
     return mode

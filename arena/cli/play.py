@@ -40,9 +40,9 @@ from bots import BUILTIN
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from arena.cli.match import RecordFile
     from arena.play.match import GameReport, MatchResult
     from arena.play.referee import Clock
+    from arena.records.file import RecordFile
     from arena.seats.human import HumanBot
     from arena.seats.sandbox import Sandbox
     from engine.rules import Rules
@@ -156,7 +156,7 @@ class _Setup:
 def _setup(args: argparse.Namespace) -> _Setup:
     """The rules, clock, seed, count, opponent, sandbox, logs and record the arguments give;
     a ValueError for a bad one."""
-    from arena.cli.match import RecordFile
+    from arena.records.file import RecordFile
 
     rules = rules_from(args.rules, args.options)
     if args.target is not None:
@@ -183,10 +183,10 @@ def _setup(args: argparse.Namespace) -> _Setup:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from arena.cli.match import Interrupt
     from arena.play.match import Match, MatchError
     from arena.play.referee import RecordWriteError
     from arena.seats.human import HumanBot, Quit
+    from arena.terminal import Interrupt
 
     setup = _setup(args)
     seed, count, record = setup.seed, setup.count, setup.record

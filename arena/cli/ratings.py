@@ -58,6 +58,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     check_anchor(args.anchor, config)
-    table = standings(config.names(), games, args.anchor, config.mode)
+    table = standings(config.names(), games, args.anchor, config.mode.name)
     sys.stdout.write(render(table, args.format, games))
     return 0

@@ -59,7 +59,7 @@ from arena.tournament.runner import run as play_games
 from arena.tournament.standings import render, standings
 from arena.tournament.store import GameRow, Store, StoreError
 from bots import DEFAULT_TOURNAMENT
-from engine.modes import Mode
+from engine.formats import TWO_PLAYER
 
 HELP = "a round-robin or gauntlet of bots in any format, resumable, ranked by Elo"
 DESCRIPTION = f"""\
@@ -186,7 +186,7 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         given["seed"] = args.seed
     given.update(limits_given(args))
     if args.mode is not None:
-        given["mode"] = Mode.parse(args.mode)
+        given["mode"] = args.mode
     if args.subprocess is not None:
         given["in_process"] = not args.subprocess
     rules = rules_given(args.rules, args.options)
@@ -297,7 +297,7 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
     if not quiet:
         tables = len(config.tables())
         print(
-            ("" if config.mode is Mode.TWO_PLAYER else f"{config.mode} ")
+            ("" if config.mode is TWO_PLAYER else f"{config.mode} ")
             + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(map(printable, names))}): "
             + (
                 plural(tables, "pair")
@@ -359,7 +359,9 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
                 file=sys.stderr,
             )
             return 130
-    sys.stdout.write(render(standings(names, games, args.anchor, config.mode), args.format, games))
+    sys.stdout.write(
+        render(standings(names, games, args.anchor, config.mode.name), args.format, games)
+    )
     if not quiet:
         database = printable(str(args.db))
         print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}")

@@ -36,6 +36,7 @@ from arena.seats.botspec import BotSpec, Launch
 from arena.seats.connection import BotError, BotStartupError, Connection
 from arena.seats.sandbox import Sandbox
 from engine.deck import SplitMix64
+from engine.formats import TWO_PLAYER, Format, format_named
 from engine.modes import Mode
 from engine.rules import Rules
 from protocol import messages as m
@@ -53,18 +54,15 @@ class MatchError(RuntimeError):
         return type(self), (str(self), self.bot)
 
 
-def rotations(mode: Mode) -> tuple[tuple[int, ...], ...]:
-    """The seatings a mirrored deal is played in: ``seats[p]`` is the bot at player ``p``."""
-    if mode is Mode.THREE_PLAYER:
-        return ((0, 1, 2), (1, 2, 0), (2, 0, 1))
-    if mode is Mode.PARTNERSHIP:
-        return ((0, 1, 2, 3), (1, 0, 3, 2))
-    return ((0, 1), (1, 0))
+def rotations(mode: Mode | Format) -> tuple[tuple[int, ...], ...]:
+    """The seatings a mirrored deal is played in: ``seats[p]`` is the bot at player ``p``
+    (:attr:`engine.formats.Format.rotations`)."""
+    return format_named(mode).rotations
 
 
-def side_of(mode: Mode, player: int) -> int:
-    """The side a player's result is counted on (see :class:`arena.play.referee.GameOutcome`)."""
-    return player % 2 if mode is Mode.PARTNERSHIP else player
+def side_of(mode: Mode | Format, player: int) -> int:
+    """The side a player's result is counted on (:meth:`engine.formats.Format.side_of`)."""
+    return format_named(mode).side_of(player)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +94,7 @@ class GameReport:
     outcome: GameOutcome
 
     @property
-    def mode(self) -> Mode:
+    def mode(self) -> Format:
         return self.outcome.mode
 
     @property
@@ -133,13 +131,16 @@ class MatchResult:
     rules: Rules
     games: list[GameReport] = field(default_factory=list)
     versions: list[str] = field(default_factory=lambda: ["", ""])
-    mode: Mode = Mode.TWO_PLAYER
+    mode: Format = TWO_PLAYER
     keep: bool = True
     played: int = 0
     _wins: list[int] = field(default_factory=list)
     _losses: list[int] = field(default_factory=list)
     _draws: int = 0
     _failures: list[dict[str, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.mode = format_named(self.mode)
 
     def add(self, report: GameReport) -> None:
         """Count a finished game (and keep its report, with ``keep``)."""
@@ -188,7 +189,7 @@ class MatchResult:
                 "hands": g.outcome.hands,
                 "reason": g.outcome.reason,
             }
-            if self.mode is Mode.PARTNERSHIP:
+            if self.mode.teams:
                 item["winners"] = [self.names[b] for b in g.winners]
             if g.outcome.failure is not None and g.failed is not None:
                 item["failed"] = self.names[g.failed]
@@ -260,13 +261,15 @@ class Match:
     """Where the bots' working directories and logs go (kept); default a scratch directory."""
     record_tags: dict[str, Any] | None = None
     """Written in each record's game line under ``match`` (default: the match seed and mode)."""
-    mode: Mode = Mode.TWO_PLAYER
+    mode: Format = TWO_PLAYER
+    """The format (a :class:`~engine.modes.Mode` or a format's name is taken too)."""
     restart_each_game: bool = False
     """Close every bot after each game, so that each game is played by fresh processes (by
     default a bot plays every game of the match in one process, and starts afresh only after it
     failed)."""
 
     def __post_init__(self) -> None:
+        self.mode = format_named(self.mode)
         if len(self.bots) != self.mode.players:
             raise MatchError(f"{self.mode} takes {self.mode.players} bots, got {len(self.bots)}", 0)
 
@@ -369,7 +372,7 @@ class Match:
                         "seed": self.seed,
                         "mirror": self.mirror,
                         "single_hands": self.single_hands,
-                        **({} if self.mode is Mode.TWO_PLAYER else {"mode": self.mode.value}),
+                        **({} if self.mode is TWO_PLAYER else {"mode": self.mode.name}),
                     },
                 )
                 referee.recorder = writer

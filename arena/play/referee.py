@@ -25,13 +25,19 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Final, Protocol
+from typing import ClassVar, Final
 
+from arena.records.outcome import (
+    HAND_LIMIT,
+    REFEREE,
+    Failure,
+    GameOutcome,
+    Recorder,
+    RecordWriteError,
+)
 from arena.seats.connection import BotCrashed, BotError, Connection, IllegalMove
 from engine import __version__ as engine_version
-from engine.formats import FormatResult, Hollywood, Session, new_session
-from engine.game import GameEnd, GameResult
-from engine.hand import Action as EngineAction
+from engine.formats import TWO_PLAYER, Format, Hollywood, Session, format_named
 from engine.hand import ActionKind, HandResult, IllegalAction
 from engine.modes import FormatError, Mode
 from engine.rules import Rules
@@ -51,18 +57,10 @@ GRACE_SECONDS = 0.1
 """The default grace margin for transport delays (documented in docs/PROTOCOL.md)."""
 QUIT_SECONDS = 2.0
 """The default time a bot has to exit after ``quit`` before its processes are killed."""
-REFEREE: Final = "referee"
-"""The reason of a game ended by the referee's own failure (drawn, never a bot's forfeit)."""
-HAND_LIMIT: Final = GameEnd.HAND_LIMIT.value
-"""The reason of a game ended at the hand limit (R22)."""
 _DRAW_STOCK: Final = ActionKind.DRAW_STOCK
 _DRAW_DISCARD: Final = ActionKind.DRAW_DISCARD
 
 log = logging.getLogger(__name__)
-
-
-class RecordWriteError(RuntimeError):
-    """The game record could not be written (a full disk, a closed file): the match stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,70 +98,6 @@ class Clock:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """Why a game did not finish normally. ``seat`` is the player who failed (in two-player
-    games, its seat)."""
-
-    seat: int
-    reason: str
-    message: str
-    rule: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class GameOutcome:
-    """A game's result by side: a seat of a two-player game, a player of the Hollywood and
-    three-player formats, a team in partnership (team 0: players 0 and 2). ``failure`` is set when
-    a bot forfeited; ``error`` when the referee itself failed (the game is then drawn, ``winner``
-    None). ``move_seconds`` is by player."""
-
-    winner: int | None
-    scores: tuple[int, ...]
-    hands: int
-    result: GameResult | FormatResult | None
-    failure: Failure | None = None
-    seconds: float = 0.0
-    move_seconds: tuple[float, ...] = (0.0, 0.0)
-    error: str | None = None
-    mode: Mode = Mode.TWO_PLAYER
-
-    @property
-    def reason(self) -> str:
-        """``normal``, ``hand_limit`` (R22), ``referee``, or the failure's reason."""
-        if self.failure is not None:
-            return self.failure.reason
-        if self.error is not None:
-            return REFEREE
-        return self.reason_of(self.result)
-
-    @staticmethod
-    def reason_of(result: GameResult | FormatResult | None) -> str:
-        """The reason of a game that ended by the rules: ``normal`` or ``hand_limit``."""
-        return HAND_LIMIT if result is not None and result.end is GameEnd.HAND_LIMIT else "normal"
-
-
-class Recorder(Protocol):
-    """What the referee reports as a game goes (see arena.records.record)."""
-
-    def game_start(self, tags: dict[str, object]) -> None: ...
-
-    def hand_start(
-        self,
-        number: int,
-        dealer: int,
-        deck: Sequence[int],
-        players: tuple[int, int] = (0, 1),
-        table: int = 0,
-    ) -> None: ...
-
-    def action(self, player: int, action: EngineAction, seconds: float) -> None: ...
-
-    def hand_end(self, result: m.HandEnd, show_down: m.ShowDown | None) -> None: ...
-
-    def game_end(self, outcome: GameOutcome) -> None: ...
-
-
 @dataclass
 class _Seat:
     connection: Connection
@@ -185,8 +119,10 @@ class Referee:
     _request_id: int = 0
 
     def hello(
-        self, seat: int, opponent: str | None = None, mode: Mode = Mode.TWO_PLAYER
+        self, seat: int, opponent: str | None = None, mode: Mode | Format = TWO_PLAYER
     ) -> m.Hello:
+        fmt = format_named(mode)
+        wire = fmt.wire
         return m.Hello(
             type="hello",
             protocol=m.PROTOCOL_NAME,
@@ -195,8 +131,8 @@ class Referee:
             rules=self.rules.to_dict(),
             time=self.clock.message(),
             opponent=opponent,
-            mode=None if mode is Mode.TWO_PLAYER else mode,
-            players=None if mode is Mode.TWO_PLAYER else mode.players,
+            mode=None if wire is Mode.TWO_PLAYER else wire,
+            players=None if wire is Mode.TWO_PLAYER else fmt.players,
         )
 
     def play_game(
@@ -209,22 +145,23 @@ class Referee:
         single_hand: bool = False,
         decks: Sequence[Sequence[int]] = (),
         first_dealer: int | None = None,
-        mode: Mode = Mode.TWO_PLAYER,
+        mode: Mode | Format = TWO_PLAYER,
         names: Sequence[str] = (),
     ) -> GameOutcome:
         """Play one game from ``seed`` in ``mode``, ``connections`` by player (only its first hand
         with ``single_hand``, two players only; that hand's winner, if any, wins). A bot's failure
-        forfeits the game (see :func:`forfeit_winner`).
+        forfeits the game (see :meth:`engine.formats.Format.forfeit_winner`).
 
         ``decks`` (scripted deals, as the bot checker uses) replace the seeded deals of the first
         hands, and ``first_dealer`` the seeded first dealer; such a game cannot be re-judged from
         its seed alone. ``names`` are the bots' names by player, told to them in other formats."""
-        if len(connections) != mode.players:
-            raise FormatError(f"{mode} takes {mode.players} bots, got {len(connections)}")
-        if single_hand and mode is not Mode.TWO_PLAYER:
-            raise FormatError(f"single hands (--hands) do not apply to {mode}: it plays games")
+        fmt = format_named(mode)
+        if len(connections) != fmt.players:
+            raise FormatError(f"{fmt} takes {fmt.players} bots, got {len(connections)}")
+        if single_hand and not fmt.single_hands:
+            raise FormatError(f"single hands (--hands) do not apply to {fmt}: it plays games")
         seats = [_Seat(c, self.clock.bank) for c in connections]
-        game = new_session(mode, self.rules, seed, first_dealer, decks[0] if decks else None)
+        game = fmt.new_session(self.rules, seed, first_dealer, decks[0] if decks else None)
         started = time.perf_counter()
         if self.recorder:
             self._record(
@@ -235,7 +172,7 @@ class Referee:
                     "rules": self.rules.to_dict(),
                     "engine_version": engine_version,
                     "protocol_version": m.PROTOCOL_VERSIONS[-1],
-                    **({} if mode is Mode.TWO_PLAYER else {"mode": mode.value}),
+                    **({} if fmt is TWO_PLAYER else {"mode": fmt.name}),
                     "first_dealer": game.dealer,
                     "single_hand": single_hand,
                     "time": {
@@ -247,18 +184,18 @@ class Referee:
                 },
             )
         try:
-            for player in range(mode.players):
-                start = _game_start(mode, number, player, self.rules, names)
+            for player in range(fmt.players):
+                start = _game_start(fmt, number, player, self.rules, names)
                 _send(seats, player, start.model_copy(update={"single_hand": single_hand}))
             round_hands: list[tuple[int, tuple[int, int], int, HandResult]] = []
             while True:
                 players, table, dealer = game.seated, game.table, game.hand.dealer
-                result = self._play_hand(game, seats)
+                result = self._play_hand(game, seats, fmt)
                 round_hands.append((table, players, players[dealer], result))
-                if mode is not Mode.TWO_PLAYER and (mode is not Mode.PARTNERSHIP or table == 1):
-                    notice = _round_end(game, len(game.results), round_hands)
+                if fmt.wire is not Mode.TWO_PLAYER and table == fmt.hands_a_round - 1:
+                    notice = _round_end(game, fmt, len(game.results), round_hands)
                     round_hands = []
-                    for player in range(mode.players):
+                    for player in range(fmt.players):
                         _send(seats, player, notice)
                 if game.result is not None or single_hand:
                     break
@@ -267,32 +204,37 @@ class Referee:
             raise
         except BotError as error:
             if error.seat is None:  # a bot failure the referee did not tag: its own bug
-                return self._referee_failed(game, seats, started, error)
+                return self._referee_failed(game, fmt, seats, started, error)
             if game.result is not None or (single_hand and game.results):
                 # The game was decided before the bot failed (being told the last result): the
                 # result stands; the failure shows up when the bot is next needed.
-                return self._decided(game, seats, started, single_hand)
+                return self._decided(game, fmt, seats, started, single_hand)
             failed = error.seat
             failure = Failure(failed, error.reason, error.detail, getattr(error, "rule", ""))
             scores = standing(game)
             outcome = GameOutcome(
-                winner=forfeit_winner(mode, failed, scores),
+                winner=fmt.forfeit_winner(failed, scores),
                 scores=scores,
                 hands=len(game.results),
                 result=None,
                 failure=failure,
                 seconds=time.perf_counter() - started,
                 move_seconds=tuple(s.used for s in seats),
-                mode=mode,
+                mode=fmt,
             )
             self._notify_end(seats, outcome)
             return outcome
         except Exception as error:  # any other error is the referee's own: see the module
-            return self._referee_failed(game, seats, started, error)
-        return self._decided(game, seats, started, single_hand)
+            return self._referee_failed(game, fmt, seats, started, error)
+        return self._decided(game, fmt, seats, started, single_hand)
 
     def _referee_failed(
-        self, game: Session, seats: list[_Seat], started: float, error: BaseException
+        self,
+        game: Session,
+        fmt: Format,
+        seats: list[_Seat],
+        started: float,
+        error: BaseException,
     ) -> GameOutcome:
         """End a game that the referee could not go on with: drawn, with the error kept."""
         where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
@@ -307,7 +249,7 @@ class Referee:
             seconds=time.perf_counter() - started,
             move_seconds=tuple(s.used for s in seats),
             error=message[:2000],
-            mode=game.mode,
+            mode=fmt,
         )
         self._notify_end(seats, outcome)
         return outcome
@@ -320,7 +262,7 @@ class Referee:
             raise RecordWriteError(f"cannot write the record: {error.strerror or error}") from error
 
     def _decided(
-        self, game: Session, seats: list[_Seat], started: float, single_hand: bool
+        self, game: Session, fmt: Format, seats: list[_Seat], started: float, single_hand: bool
     ) -> GameOutcome:
         result = game.result
         if single_hand:
@@ -342,7 +284,7 @@ class Referee:
             result=result,
             seconds=time.perf_counter() - started,
             move_seconds=tuple(s.used for s in seats),
-            mode=game.mode,
+            mode=fmt,
         )
         self._notify_end(seats, outcome)
         return outcome
@@ -369,12 +311,12 @@ class Referee:
             except BotError:
                 pass  # a bot that is gone cannot be told; its failure is already recorded
 
-    def _play_hand(self, game: Session, seats: list[_Seat]) -> HandResult:
+    def _play_hand(self, game: Session, seats: list[_Seat], fmt: Format) -> HandResult:
         """Play the current hand to its end. ``seats`` are by player; the hand's seats 0 and 1
         are ``game.seated``."""
         hand = game.hand
         players = game.seated
-        relative = game.mode.relative_seats
+        relative = fmt.relative_seats
 
         def send(seat: int, message: HandMessage) -> None:
             _send(seats, players[seat], as_seat_zero(message) if relative and seat else message)
@@ -388,16 +330,15 @@ class Referee:
                 players,
                 game.table,
             )
-        if game.mode is Mode.THREE_PLAYER:
-            dealer = 3 - sum(players)
+        if fmt.dealer_sits_out:
             _send(
                 seats,
-                dealer,
+                next(p for p in range(fmt.players) if p not in players),
                 m.SitOut(type="sit_out", hand_number=game.hand_number, players=list(players)),
             )
         scores = list(game.hand_scores)
-        seating = None if game.mode is Mode.TWO_PLAYER else list(players)
-        table = game.table if game.mode is Mode.PARTNERSHIP else None
+        seating = None if fmt.wire is Mode.TWO_PLAYER else list(players)
+        table = game.table if fmt.hands_a_round > 1 else None
         for seat in (0, 1):
             send(
                 seat,
@@ -494,48 +435,30 @@ def standing(game: Session) -> tuple[int, ...]:
     return game.totals if result is None else result.scores
 
 
-def forfeit_winner(mode: Mode, failed: int, scores: Sequence[int]) -> int | None:
-    """Who wins a game that player ``failed`` forfeits: its opponent; in partnership the other
-    team; with three players the leader of the other two on points (nobody when they are
-    level)."""
-    if mode is Mode.PARTNERSHIP:
-        return 1 - failed % 2
-    if mode is Mode.THREE_PLAYER:
-        a, b = (p for p in range(3) if p != failed)
-        return None if scores[a] == scores[b] else (a if scores[a] > scores[b] else b)
-    return 1 - failed
-
-
 def _game_start(
-    mode: Mode, number: int, player: int, rules: Rules, names: Sequence[str]
+    fmt: Format, number: int, player: int, rules: Rules, names: Sequence[str]
 ) -> m.GameStart:
-    if mode is Mode.TWO_PLAYER:
+    if fmt.wire is Mode.TWO_PLAYER:
         return m.GameStart(type="game_start", game=number, seat=player, target=rules.game_target)
     return m.GameStart(
         type="game_start",
         game=number,
-        seat=0 if mode.relative_seats else player,
+        seat=0 if fmt.relative_seats else player,
         target=rules.game_target,
-        mode=mode,
-        players=mode.players,
+        mode=fmt.wire,
+        players=fmt.players,
         player=player,
-        partner=(player + 2) % 4 if mode is Mode.PARTNERSHIP else None,
+        partner=fmt.partner(player),
         names=list(names) or None,
     )
 
 
 def _game_end(outcome: GameOutcome, player: int) -> m.GameEnd:
     """The end of the game as ``player`` is told it (its own side first in relative formats)."""
-    mode, winner, scores = outcome.mode, outcome.winner, list(outcome.scores)
-    if mode is Mode.TWO_PLAYER:
+    fmt, winner, scores = outcome.mode, outcome.winner, list(outcome.scores)
+    if fmt.wire is Mode.TWO_PLAYER:
         return m.GameEnd(type="game_end", winner=winner, scores=scores, reason=outcome.reason)
-    if mode is Mode.PARTNERSHIP:
-        side = player % 2
-        order = [side, 1 - side]
-    elif mode is Mode.THREE_PLAYER:
-        order = [(player + k) % 3 for k in range(3)]
-    else:
-        order = [0, 1]
+    order = fmt.sides_as_told(player)
     return m.GameEnd(
         type="game_end",
         winner=None if winner is None else order.index(winner),
@@ -547,7 +470,10 @@ def _game_end(outcome: GameOutcome, player: int) -> m.GameEnd:
 
 
 def _round_end(
-    game: Session, number: int, hands: Sequence[tuple[int, tuple[int, int], int, HandResult]]
+    game: Session,
+    fmt: Format,
+    number: int,
+    hands: Sequence[tuple[int, tuple[int, int], int, HandResult]],
 ) -> m.RoundEnd:
     """The public results of a round (R23-R25), the same for every player."""
     tables = [
@@ -562,11 +488,11 @@ def _round_end(
         for table, players, dealer, result in hands
     ]
     credited, points = None, 0
-    if game.mode is Mode.PARTNERSHIP:
+    if fmt.teams:  # the side with more points over the round's tables is credited the difference
         sums = [0, 0]
         for _, players, _, result in hands:
             if result.winner is not None:
-                sums[players[result.winner] % 2] += result.points
+                sums[fmt.side_of(players[result.winner])] += result.points
         if sums[0] != sums[1]:
             credited = 0 if sums[0] > sums[1] else 1
             points = abs(sums[0] - sums[1])
@@ -580,7 +506,7 @@ def _round_end(
         ]
     return m.RoundEnd(
         type="round_end",
-        round=number if game.mode is not Mode.PARTNERSHIP else number // 2,
+        round=number // fmt.hands_a_round,
         tables=tables,
         credited=credited,
         points=points,

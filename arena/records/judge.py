@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.play.referee import REFEREE, GameOutcome, forfeit_winner
+from arena.records.outcome import REFEREE, GameOutcome
 from arena.records.playback import Deal, End, HandOver, Move, PlaybackError, Start, play_back
 from arena.records.record import RecordedGame, RecordError, read_games
 from engine.cards import CARD_NAMES
+from engine.formats import TWO_PLAYER, Format, format_named
 from engine.modes import Mode
 
 
@@ -46,17 +47,18 @@ class Verdict:
         return self.disagreement is None and self.incomplete is None
 
 
-def judge(path: Path, mode: Mode | None = None) -> Verdict:
+def judge(path: Path, mode: Mode | Format | None = None) -> Verdict:
     """Check every game of the record at ``path`` (each must be in ``mode``, if given). Raises
     RecordError if it cannot be read."""
+    wanted = None if mode is None else format_named(mode)
     games = read_games(path)
     hands = actions = 0
     for number, game in enumerate(games, 1):
         last = number == len(games)
-        if mode is not None and game.tags.mode is not mode:
+        if wanted is not None and game.tags.game_format is not wanted:
             stop = Disagreement(
                 game.line,
-                f"game {game.tags.game} is a {game.tags.mode} game, not {mode}: judge it "
+                f"game {game.tags.game} is a {game.tags.mode} game, not {wanted}: judge it "
                 f"with --mode {game.tags.mode} (or without --mode)",
             )
             return Verdict(number - 1, hands, actions, stop)
@@ -115,10 +117,10 @@ def _check_deal(rec: RecordedGame, step: Deal) -> None:
         header.deck,
         [CARD_NAMES[c] for c in hand.deck],
     )
-    mode = rec.tags.mode
-    if mode is not Mode.TWO_PLAYER:
+    fmt = rec.tags.game_format
+    if fmt.wire is not TWO_PLAYER.wire:
         _expect(line, f"hand {number} players", header.players, list(step.game.seated))
-    if mode is Mode.PARTNERSHIP:
+    if fmt.hands_a_round > 1:
         _expect(line, f"hand {number} table", header.table, step.game.table)
 
 
@@ -180,7 +182,7 @@ def _check_end(rec: RecordedGame, step: End, last: bool) -> None:
         if game.result is not None or (single_hand and game.results):
             raise _Stop(end_line, "a forfeit recorded after the game was already over")
         totals = game.totals
-        winner = forfeit_winner(rec.tags.mode, end.failure.seat, totals)
+        winner = rec.tags.game_format.forfeit_winner(end.failure.seat, totals)
         _expect(end_line, "winner of a forfeit", end.winner, winner)
         _expect(end_line, "scores at the forfeit", end.scores, list(totals))
         _expect(end_line, "hands before the forfeit", end.hands, len(game.results))

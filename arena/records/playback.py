@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena.records.record import ActionLine, GameEndLine, RecordedGame, RecordedHand
-from engine.formats import Session, new_session
+from engine.formats import Session
 from engine.hand import Action, ActionError, ActionKind, Hand, HandResult, IllegalAction
 from engine.modes import FormatError
 from engine.rules import Rules, RulesError
@@ -108,13 +108,14 @@ def play_back(rec: RecordedGame) -> Iterator[Step]:
         rules = Rules.from_dict(tags.rules)
     except RulesError as error:
         raise PlaybackError(rec.line, f"bad rules: {error}") from None
-    if len(tags.bots) != tags.mode.players:
+    fmt = tags.game_format
+    if len(tags.bots) != fmt.players:
         raise PlaybackError(
             rec.line,
-            f"a {tags.mode} game has {tags.mode.players} bots, the record names {len(tags.bots)}",
+            f"a {fmt} game has {fmt.players} bots, the record names {len(tags.bots)}",
         )
     try:
-        game = new_session(tags.mode, rules, tags.seed)
+        game = fmt.new_session(rules, tags.seed)
     except (FormatError, ValueError) as error:
         raise PlaybackError(rec.line, str(error)) from None
     yield Start(rec.line, rules, game)

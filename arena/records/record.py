@@ -15,17 +15,26 @@ from pathlib import Path
 from typing import IO, Annotated, Any, Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
-from arena.play.referee import GameOutcome
+from arena.records.outcome import GameOutcome
 from engine.cards import CARD_NAMES, parse_card
+from engine.formats import BUILT_IN, TWO_PLAYER, Format, format_named
 from engine.hand import Action as EngineAction
-from engine.modes import Mode
 from protocol import messages as m
 
 RECORD_FORMAT = 2
 """2 added the formats (``mode``, a hand's ``players`` and ``table``); a format-1 record is a
 two-player record and reads as one."""
+
+
+def _known_format(name: str) -> str:
+    format_named(name)  # a FormatError (a ValueError) makes the line invalid, naming the format
+    return name
+
+
+FormatName = Annotated[str, AfterValidator(_known_format)]
+"""A format's name in a record: checked against the formats this process knows."""
 
 
 class _Line(BaseModel):
@@ -54,7 +63,12 @@ class GameLine(_Line):
     rules: dict[str, int | bool | str]
     engine_version: str
     protocol_version: int
-    mode: m.ModeName = Mode.TWO_PLAYER
+    mode: FormatName = Field(
+        default=TWO_PLAYER.name,
+        pattern=r"^(" + "|".join(BUILT_IN) + r"|[A-Za-z_][\w.]*:[A-Za-z_]\w*)$",
+        description="The format (R23-R25); two-player when absent. A format of one's own "
+        "(engine.formats.Format) is named module:ATTRIBUTE.",
+    )
     first_dealer: int = Field(
         ge=0, le=2, description="A player; in partnership the dealing team (R4, R24, R25)."
     )
@@ -65,6 +79,11 @@ class GameLine(_Line):
     )
     time: dict[str, float] = Field(default_factory=dict)
     match: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def game_format(self) -> Format:
+        """The format the game is played in (:mod:`engine.formats`), by its name in ``mode``."""
+        return format_named(self.mode)
 
 
 class HandLine(_Line):
@@ -169,7 +188,7 @@ class Writer:
     date: str = ""
     match: dict[str, Any] = field(default_factory=dict)
     _hand: int = 0
-    _mode: Mode = Mode.TWO_PLAYER
+    _format: Format = TWO_PLAYER
 
     def _write(self, line: BaseModel) -> None:
         self.stream.write(_dump(line) + "\n")
@@ -179,7 +198,7 @@ class Writer:
         line = GameLine.model_validate(
             {"type": "game", **tags, "date": self.date, "bots": bots, "match": self.match}
         )
-        self._mode = line.mode
+        self._format = line.game_format
         self._write(line)
 
     def hand_start(
@@ -191,7 +210,7 @@ class Writer:
         table: int = 0,
     ) -> None:
         self._hand = number
-        other = self._mode is not Mode.TWO_PLAYER
+        other = self._format.wire is not TWO_PLAYER.wire
         self._write(
             HandLine(
                 type="hand",
@@ -199,7 +218,7 @@ class Writer:
                 dealer=dealer,
                 deck=[CARD_NAMES[c] for c in deck],
                 players=list(players) if other else None,
-                table=table if self._mode is Mode.PARTNERSHIP else None,
+                table=table if self._format.hands_a_round > 1 else None,
             )
         )
 

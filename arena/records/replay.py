@@ -10,16 +10,16 @@ from collections.abc import Iterator
 from arena.records.playback import Deal, End, HandOver, Move, PlaybackError, Start, play_back
 from arena.records.record import RecordedGame
 from engine.cards import CARD_NAMES, format_cards
-from engine.formats import Hollywood, Session
-from engine.modes import Mode
+from engine.formats import TWO_PLAYER, Format, Hollywood, Session
 from engine.rules import HOYLE
 
 
-def _sides(mode: Mode, names: list[str]) -> list[str]:
-    """The names of the sides results are given by: players, or teams in partnership."""
-    if mode is Mode.PARTNERSHIP:
-        return [f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}"]
-    return names
+def _sides(fmt: Format, names: list[str]) -> list[str]:
+    """The names of the sides results are given by: players, or teams (``a & b``)."""
+    return [
+        " & ".join(n for p, n in enumerate(names) if fmt.side_of(p) == side)
+        for side in range(fmt.side_count)
+    ]
 
 
 def _scores(game: Session) -> str:
@@ -34,7 +34,7 @@ def _scores(game: Session) -> str:
 def render(rec: RecordedGame) -> Iterator[str]:
     tags = rec.tags
     names = [b.name for b in tags.bots]
-    mode = tags.mode
+    fmt = tags.game_format
     seated = names[:2]  # the names in the current hand's seats 0 and 1
     oklahoma = started = False
     actions = 0  # of the current hand
@@ -45,10 +45,10 @@ def render(rec: RecordedGame) -> Iterator[str]:
                     started, oklahoma = True, step.rules.oklahoma
                     changes = step.rules.changes_from(HOYLE)
                     rule_text = ", ".join(f"{k}={v}" for k, v in changes.items()) or "hoyle"
-                    if mode is Mode.TWO_PLAYER:
+                    if fmt is TWO_PLAYER:
                         yield f"Game {tags.game}: {names[0]} (seat 0) v {names[1]} (seat 1)"
                     else:
-                        yield f"Game {tags.game}, {mode}: " + " v ".join(_sides(mode, names))
+                        yield f"Game {tags.game}, {fmt}: " + " v ".join(_sides(fmt, names))
                     yield f"  seed {tags.seed}, rules: {rule_text}" + (
                         f", played {tags.date}" if tags.date else ""
                     )
@@ -57,10 +57,11 @@ def render(rec: RecordedGame) -> Iterator[str]:
                     seated = [names[p] for p in game.seated]
                     actions = 0
                     yield ""
-                    where = f" (table {game.table})" if mode is Mode.PARTNERSHIP else ""
+                    where = f" (table {game.table})" if fmt.hands_a_round > 1 else ""
                     out = ""
-                    if mode is Mode.THREE_PLAYER:
-                        out = f", {names[3 - sum(game.seated)]} sits out"
+                    if fmt.dealer_sits_out:
+                        out_player = next(p for p in range(fmt.players) if p not in game.seated)
+                        out = f", {names[out_player]} sits out"
                     yield (
                         f"  Hand {game.hand_number}{where}: {seated[hand.dealer]} deals{out}; "
                         f"scores {_scores(game)}"
@@ -80,7 +81,7 @@ def render(rec: RecordedGame) -> Iterator[str]:
                 case HandOver():
                     yield from _hand_over(step, seated)
                 case End():
-                    yield from _game_end(step, names, mode)
+                    yield from _game_end(step, names, fmt)
     except PlaybackError as error:
         if not started:
             yield f"game {tags.game}: cannot replay, {error.message}"
@@ -116,7 +117,7 @@ def _hand_over(step: HandOver, names: list[str]) -> Iterator[str]:
     )
 
 
-def _game_end(step: End, names: list[str], mode: Mode) -> Iterator[str]:
+def _game_end(step: End, names: list[str], fmt: Format) -> Iterator[str]:
     if step.record is None:
         return
     _, end = step.record
@@ -125,7 +126,7 @@ def _game_end(step: End, names: list[str], mode: Mode) -> Iterator[str]:
         f = end.failure
         rule = f" [{f.rule}]" if f.rule else ""
         yield f"  {names[f.seat]} forfeits ({f.reason}{rule}): {f.message}"
-    sides = _sides(mode, names)
+    sides = _sides(fmt, names)
     winner = "nobody" if end.winner is None else sides[end.winner]
     scores = "-".join(str(s) for s in end.scores)
     yield f"  Game over: {winner} wins, {scores} after {end.hands} hands"

@@ -22,7 +22,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from engine.modes import Mode
+from engine.formats import format_named
+from engine.modes import FormatError
 
 ELO_PER_NAT = 400 / math.log(10)
 PRIOR_DRAWS = 1.0
@@ -281,42 +282,42 @@ def table_results(
     winner, failed player or score count that does not fit the mode, is a :class:`RatingError`.
     """
     try:
-        m = Mode(mode)
-    except ValueError:
-        raise RatingError(
-            f"unknown mode {mode!r}: choose one of {', '.join(x.value for x in Mode)}"
-        ) from None
-    if len(players) != m.players:
-        raise RatingError(f"{m.value} seats {m.players} players, not {len(players)}")
-    sides = 2 if m.teams else m.players
+        fmt = format_named(mode)
+    except FormatError as error:
+        raise RatingError(str(error)) from None
+    if len(players) != fmt.players:
+        raise RatingError(f"{fmt} seats {fmt.players} players, not {len(players)}")
+    sides, by = fmt.side_count, ("team" if fmt.teams else "player")
     if len(scores) != sides:
-        raise RatingError(
-            f"{m.value} has {sides} scores (by {'team' if m.teams else 'player'}), not "
-            f"{len(scores)}"
-        )
+        raise RatingError(f"{fmt} has {sides} scores (by {by}), not {len(scores)}")
     if winner is not None and not 0 <= winner < sides:
-        raise RatingError(f"bad winner {winner!r} in {m.value}: expected 0..{sides - 1} or None")
-    if failed is not None and not 0 <= failed < m.players:
-        raise RatingError(f"bad failed player {failed!r}: expected 0..{m.players - 1} or None")
-    loser = None if failed is None else (failed % 2 if m.teams else failed)
+        raise RatingError(f"bad winner {winner!r} in {fmt}: expected 0..{sides - 1} or None")
+    if failed is not None and not 0 <= failed < fmt.players:
+        raise RatingError(f"bad failed player {failed!r}: expected 0..{fmt.players - 1} or None")
+    loser = None if failed is None else fmt.side_of(failed)
     if loser is not None and winner == loser:
-        raise RatingError(
-            f"the winner {winner} is the {'team' if m.teams else 'player'} that failed"
+        raise RatingError(f"the winner {winner} is the {by} that failed")
+    if fmt.teams:
+        if sides != 2:
+            raise RatingError(f"{fmt}: teams are rated two at a time, not {sides}")
+        team0, team1 = (
+            tuple(players[p] for p in range(fmt.players) if fmt.side_of(p) == side)
+            for side in (0, 1)
         )
-    if m is Mode.PARTNERSHIP:
-        team0, team1 = (players[0], players[2]), (players[1], players[3])
         both = set(team0) & set(team1)
         if both:
-            raise RatingError(f"{', '.join(sorted(both))} on both teams of a partnership")
+            raise RatingError(f"{', '.join(sorted(both))} on both teams of a {fmt}")
         if loser is not None:
             winner = 1 - loser
         return [TeamResult(team0, team1, _score(winner))]
     if len(set(players)) != len(players):
-        raise RatingError(f"the same bot twice in a {m.value} game: {', '.join(players)}")
-    if m is not Mode.THREE_PLAYER:
+        raise RatingError(f"the same bot twice in a {fmt} game: {', '.join(players)}")
+    if sides == 2:
         if failed is not None:
             winner = 1 - failed
         return [Result(players[0], players[1], _score(winner))]
+    if sides != 3:
+        raise RatingError(f"{fmt}: no rating rule for {sides} players on their own (only 2 or 3)")
     out: list[Result | TeamResult] = []
     for i, j in ((0, 1), (0, 2), (1, 2)):
         if failed in (i, j):

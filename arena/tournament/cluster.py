@@ -140,7 +140,7 @@ def _probe_here(config_data: dict[str, Any], venue: Venue) -> dict[str, Any]:
     from arena.play.match import MatchError
     from arena.tournament.runner import probe as probe_bots
 
-    config = Config.from_json(config_data)
+    config = Config.from_json(config_data, load=True)
     with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
         try:
             versions = probe_bots(config, Path(scratch), venue)

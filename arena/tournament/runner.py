@@ -16,7 +16,7 @@ A table is the bots of one game, by player (:meth:`Config.tables`):
 A gauntlet keeps the tables that seat the first bot. Each deal of a table is played, with
 ``mirror``, in every seating of :func:`arena.play.match.rotations` (two players: the seats swapped;
 three players: every bot in every seat; partnership: the teams swapping sides), and from one deal
-to the next the table is turned (:data:`ORIENTATIONS`: three players, the other direction round the
+to the next the table is turned (:func:`seatings`: three players, the other direction round the
 table; partnership, each bot changing places with its partner), so that over every two deals each
 bot sits in each seat equally often. Without ``mirror`` every game is a deal of its own, its
 seating the next of that same cycle. Two-player schedules are those of the first tournaments,
@@ -70,14 +70,14 @@ from arena.play.match import (
     by_leg,
     rotations,
 )
-from arena.play.referee import REFEREE, Clock, Referee, forfeit_winner
+from arena.play.referee import REFEREE, Clock, Referee
 from arena.seats import wire
 from arena.seats.botspec import BotSpec, Launch
 from arena.seats.process import die_with_parent
 from arena.seats.sandbox import resolve_sandbox
 from arena.tournament.store import GameRow, Store, StoreError, winner_name
 from engine.deck import SplitMix64
-from engine.formats import check_rules
+from engine.formats import TWO_PLAYER, Format, check_rules, format_named
 from engine.modes import FormatError, Mode
 from engine.rules import Rules
 
@@ -97,20 +97,13 @@ class TournamentError(ValueError):
     """A tournament that cannot be set up as asked."""
 
 
-ORIENTATIONS: dict[Mode, tuple[tuple[int, ...], ...]] = {
-    Mode.THREE_PLAYER: ((0, 1, 2), (0, 2, 1)),
-    Mode.PARTNERSHIP: ((0, 1, 2, 3), (2, 3, 0, 1)),
-}
-"""How a table is turned from one deal to the next (``orientation[p]`` is the table place at
-player ``p`` before the rotation): three players, the other way round the table; partnership, each
-bot in its partner's place, teams unchanged. Two seats need no turning."""
-
-
-def seatings(mode: Mode) -> tuple[tuple[int, ...], ...]:
+def seatings(mode: Mode | Format) -> tuple[tuple[int, ...], ...]:
     """The cycle of seatings a table's games go through: each orientation, in every rotation
-    (``seats[p]`` is the table place of the bot at player ``p``)."""
-    turns = ORIENTATIONS.get(mode, (tuple(range(mode.players)),))
-    return tuple(tuple(turn[r] for r in rotation) for turn in turns for rotation in rotations(mode))
+    (``seats[p]`` is the table place of the bot at player ``p``): the format's
+    :meth:`~engine.formats.Format.seatings`. Three players turn the other way round the table from
+    one deal to the next; partnership puts each bot in its partner's place, teams unchanged; two
+    seats need no turning."""
+    return format_named(mode).seatings()
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,14 +124,15 @@ class Config:
     memory_mb: int | None = None
     cpu_seconds: int | None = None
     pids: int | None = None
-    mode: Mode = Mode.TWO_PLAYER
+    mode: Format = TWO_PLAYER
+    """The format (a :class:`~engine.modes.Mode` or a format's name is taken too)."""
     restart: str = "failure"
     """One of :data:`RESTARTS`."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.mode, Mode):
+        if not isinstance(self.mode, Format):
             try:
-                object.__setattr__(self, "mode", Mode.parse(str(self.mode)))
+                object.__setattr__(self, "mode", format_named(self.mode))
             except FormatError as error:
                 raise TournamentError(str(error)) from None
         if self.kind not in KINDS:
@@ -147,7 +141,7 @@ class Config:
             raise TournamentError(
                 f"unknown --restart {self.restart!r}: choose {', '.join(RESTARTS)}"
             )
-        if self.mode is Mode.TWO_PLAYER and len(self.bots) < 2:
+        if self.mode is TWO_PLAYER and len(self.bots) < 2:
             raise TournamentError("a tournament needs at least two bots")
         if len(self.bots) < self.mode.players:
             raise TournamentError(
@@ -197,7 +191,10 @@ class Config:
         )
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Config:
+    def from_json(cls, data: dict[str, Any], *, load: bool = False) -> Config:
+        """A configuration as stored. With ``load``, a format of one's own is imported by its name
+        (a worker process given its parent's configuration); without, it must be loaded already
+        (see :func:`engine.formats.format_named`)."""
         bots = tuple(
             BotSpec(
                 b["name"],
@@ -222,7 +219,7 @@ class Config:
             # Databases from before --pids have the default.
             pids=data.get("pids"),
             # Databases from before the formats have no mode: they are two-player tournaments.
-            mode=Mode.parse(data.get("mode", Mode.TWO_PLAYER.value)),
+            mode=format_named(data.get("mode", TWO_PLAYER.name), load=load),
             # Databases from before --restart started bots afresh at each task.
             restart=data.get("restart", "task"),
         )
@@ -234,16 +231,11 @@ class Config:
         """The bots of each table, by player (indices into ``bots``), in schedule order: see the
         module's documentation."""
         players = range(len(self.bots))
-        groups = [
-            group
+        return [
+            table
             for group in itertools.combinations(players, self.mode.players)
             if self.kind != "gauntlet" or 0 in group
-        ]
-        if self.mode is not Mode.PARTNERSHIP:
-            return groups
-        # Team 0 is players 0 and 2: the three ways to split a, b, c, d into two teams.
-        return [
-            table for a, b, c, d in groups for table in ((a, c, b, d), (a, b, c, d), (a, b, d, c))
+            for table in self.mode.tables_of(group)
         ]
 
     def pairs(self) -> list[tuple[int, ...]]:
@@ -257,7 +249,7 @@ def _config_json(c: dict[str, Any]) -> dict[str, Any]:
     bots: tuple[BotSpec, ...] = c["bots"]
     return {
         "kind": c["kind"],
-        "mode": Mode(c["mode"]).value,
+        "mode": format_named(c["mode"]).name,
         "bots": [
             {
                 "name": b.name,
@@ -519,7 +511,7 @@ def run_task(
     ``restart="failure"`` and ``keep`` the bots of the last leg are kept running for this
     process's next task (:func:`close_kept` closes them); otherwise they are closed at the end of
     the task."""
-    config = Config.from_json(config_data)
+    config = Config.from_json(config_data, load=True)
     bots = tuple(config.bots[k] for k in task.table)
     names = tuple(b.name for b in bots)
     stream = io.StringIO()
@@ -590,7 +582,7 @@ def run_task(
     return rows
 
 
-def _row(mode: Mode, report: GameReport, names: Sequence[str], record: str) -> GameRow:
+def _row(mode: Format, report: GameReport, names: Sequence[str], record: str) -> GameRow:
     o = report.outcome
     seats = tuple(names[b] for b in report.seats)
     failure = o.failure
@@ -600,7 +592,7 @@ def _row(mode: Mode, report: GameReport, names: Sequence[str], record: str) -> G
         seat0=seats[0],
         seat1=seats[1],
         seed=report.seed,
-        winner=None if o.winner is None else winner_name(mode, seats, o.winner),
+        winner=None if o.winner is None else winner_name(mode.name, seats, o.winner),
         reason=o.reason,
         failed=None if failure is None else seats[failure.seat],
         message=message,
@@ -610,7 +602,7 @@ def _row(mode: Mode, report: GameReport, names: Sequence[str], record: str) -> G
         hands=o.hands,
         seconds=round(o.seconds, 3),
         record=record,
-        mode=mode.value,
+        mode=mode.name,
         seats=seats,
         scores=tuple(o.scores),
         side=o.winner,
@@ -818,7 +810,7 @@ class _Runner:
                 rows = future.result()
             except BrokenProcessPool:
                 self.drain()
-                config = Config.from_json(self.data)
+                config = Config.from_json(self.data, load=True)
                 self.commit(_abandoned(config, task, "the worker process playing it died"))
                 return suspects[index + 1 :]
             self.commit(rows)
@@ -832,7 +824,7 @@ def _abandoned(config: Config, task: Task, why: str) -> list[GameRow]:
 
 
 def _unplayed(
-    mode: Mode,
+    mode: Format,
     table: Sequence[str],
     games: Iterable[Planned],
     *,
@@ -844,18 +836,18 @@ def _unplayed(
     the bot ``failed`` (an index into ``table``; the other side wins, or with three players
     nobody, as when a bot fails before anyone has scored), or abandoned (``failed`` None:
     drawn)."""
-    zeros = (0,) * (2 if mode.teams else mode.players)
+    zeros = (0,) * mode.side_count
     rows = []
     for planned in games:
         seats = tuple(table[k] for k in planned.seats)
-        side = None if failed is None else forfeit_winner(mode, planned.seats.index(failed), zeros)
+        side = None if failed is None else mode.forfeit_winner(planned.seats.index(failed), zeros)
         rows.append(
             GameRow(
                 id=planned.number,
                 seat0=seats[0],
                 seat1=seats[1],
                 seed=planned.seed,
-                winner=None if side is None else winner_name(mode, seats, side),
+                winner=None if side is None else winner_name(mode.name, seats, side),
                 reason=reason,
                 failed=None if failed is None else table[failed],
                 message=message,
@@ -865,7 +857,7 @@ def _unplayed(
                 hands=0,
                 seconds=0.0,
                 record="",
-                mode=mode.value,
+                mode=mode.name,
                 seats=seats,
                 scores=zeros,
                 side=side,

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.formats import format_named
+
 APPLICATION = "gin-rummy-arena"
 FORMAT = 2
 """The database format this version writes."""
@@ -112,7 +114,7 @@ class GameRow:
         if not self.scores:
             object.__setattr__(self, "scores", (self.score0, self.score1))
         if self.side is None and self.winner is not None:
-            sides = range(2 if self.mode == "partnership" else len(self.seats))
+            sides = range(format_named(self.mode).side_count)
             found = [s for s in sides if winner_name(self.mode, self.seats, s) == self.winner]
             if found:
                 object.__setattr__(self, "side", found[0])
@@ -131,11 +133,9 @@ class GameRow:
 
 
 def side_bots(mode: str, seats: Sequence[str], side: int) -> tuple[str, ...]:
-    """The bots of ``side``: a player, or in partnership the team (players ``side`` and
-    ``side + 2``)."""
-    if mode == "partnership":
-        return (seats[side], seats[side + 2])
-    return (seats[side],)
+    """The bots of ``side``: a player, or a team (:meth:`engine.formats.Format.side_of`)."""
+    fmt = format_named(mode)
+    return tuple(bot for player, bot in enumerate(seats) if fmt.side_of(player) == side)
 
 
 def winner_name(mode: str, seats: Sequence[str], side: int) -> str:

@@ -15,7 +15,7 @@ from arena_support import run_cli
 
 from arena.cli.main import main
 from arena.play.match import Match, rotations
-from arena.play.referee import Clock, GameOutcome, Referee, forfeit_winner
+from arena.play.referee import Clock, GameOutcome, Referee
 from arena.records.judge import judge
 from arena.records.record import BotTag, RecordedGame, RecordError, Writer, read_games
 from arena.seats.botspec import BotSpec
@@ -24,7 +24,7 @@ from bots.greedy import GreedyBot
 from bots.random import RandomBot
 from bots.sdk import Bot, View
 from engine.cards import CARD_NAMES, card_names
-from engine.formats import FormatResult, ThreePlayer
+from engine.formats import FormatResult, ThreePlayer, format_named
 from engine.hand import Action, Hand
 from engine.modes import Mode
 from engine.rules import HOYLE, PRESETS, Rules
@@ -245,19 +245,19 @@ def test_a_forfeit_ends_the_game_for_the_format_and_the_record_judges(
     outcome, _, record = play(mode, factories, seed=2, rules=HOYLE)
     failure = outcome.failure
     assert failure is not None and failure.seat == 1 and failure.reason == "crash"
-    assert outcome.winner == forfeit_winner(mode, 1, outcome.scores)
+    assert outcome.winner == format_named(mode).forfeit_winner(1, outcome.scores)
     if mode is Mode.PARTNERSHIP:
         assert outcome.winner == 0, "the other team wins"
     judged(tmp_path, record)
 
 
 def test_forfeit_winner_by_format() -> None:
-    assert forfeit_winner(Mode.TWO_PLAYER, 0, (5, 9)) == 1
-    assert forfeit_winner(Mode.HOLLYWOOD, 1, (5, 9)) == 0
-    assert forfeit_winner(Mode.PARTNERSHIP, 3, (0, 50)) == 0
-    assert forfeit_winner(Mode.PARTNERSHIP, 2, (50, 0)) == 1
-    assert forfeit_winner(Mode.THREE_PLAYER, 0, (90, 10, 30)) == 2
-    assert forfeit_winner(Mode.THREE_PLAYER, 2, (10, 10, 80)) is None
+    assert format_named(Mode.TWO_PLAYER).forfeit_winner(0, (5, 9)) == 1
+    assert format_named(Mode.HOLLYWOOD).forfeit_winner(1, (5, 9)) == 0
+    assert format_named(Mode.PARTNERSHIP).forfeit_winner(3, (0, 50)) == 0
+    assert format_named(Mode.PARTNERSHIP).forfeit_winner(2, (50, 0)) == 1
+    assert format_named(Mode.THREE_PLAYER).forfeit_winner(0, (90, 10, 30)) == 2
+    assert format_named(Mode.THREE_PLAYER).forfeit_winner(2, (10, 10, 80)) is None
 
 
 def test_a_mirrored_three_player_match_seats_every_bot_in_every_seat() -> None:
@@ -331,7 +331,7 @@ def test_the_readable_summary_of_a_partnership_match_names_the_teams() -> None:
             ["random", "greedy", "strong", "--mode", "three-player", "--set", "next_dealer=loser"],
             "does not apply to three-player",
         ),
-        (["random", "greedy", "--mode", "four-player"], "invalid choice: 'four-player'"),
+        (["random", "greedy", "--mode", "four-player"], "unknown mode 'four-player'"),
     ],
 )
 def test_a_mode_that_does_not_fit_is_a_clear_error(
