@@ -1,9 +1,8 @@
-"""One error root per package: every exception class defined in engine/, protocol/ and bots/ is
-its package's root (``except EngineError`` catches a whole layer) and a ``ValueError`` or a
-``RuntimeError`` (so every ``except ValueError`` written before the roots still catches it).
+"""One error root per package: every exception class defined in engine/, protocol/, bots/ and
+arena/ is its package's root (``except EngineError`` catches a whole layer) and a ``ValueError``
+or a ``RuntimeError`` (so every ``except ValueError`` written before the roots still catches it).
 
-The walk finds new modules and classes by itself; bots/ is checked here too, beside its
-neighbours, as one walk serves the three packages.
+The walk finds new modules and classes by itself; one walk serves the four packages.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import pkgutil
 
 import pytest
 
+from arena.errors import ArenaError
 from bots import BotsError
 from engine import EngineError, GameError, IllegalAction, RulesError
 from protocol import ProtocolError
@@ -22,10 +22,19 @@ ROOTS: dict[str, type[Exception]] = {
     "engine": EngineError,
     "protocol": ProtocolError,
     "bots": BotsError,
+    "arena": ArenaError,
 }
 PRIVATE = {
     "protocol.codec._Malformed": "never leaves protocol.codec.parse_json, which turns it into "
     "InvalidJson; deliberately not a ValueError, so as not to pass for the JSON parser's own",
+    "arena.records.judge._Stop": "the judge's own signal to stop at a disagreement, caught in "
+    "arena.records.judge and returned as a verdict",
+    "arena.cli.sprt.Decided": "a BaseException on purpose: the SPRT's decision stops the games "
+    "through every except Exception of the tournament it runs, and is caught by the command",
+    "arena.conformance.runner.CaseFailure": "an AssertionError: a conformance case an engine "
+    "fails, reported by the runner, never raised out of it",
+    "arena.conformance.runner.CaseSkipped": "a case the engine does not support, reported by "
+    "the runner as skipped, never raised out of it",
 }
 """Exception classes exempt from the rule, each with the reason."""
 
@@ -72,7 +81,7 @@ def test_every_error_has_its_package_root_and_a_builtin_base(package: str) -> No
     assert root in classes, f"{root.__qualname__} is not defined in {package}"
     for cls in classes:
         name = f"{cls.__module__}.{cls.__qualname__}"
-        if name in PRIVATE or cls in (EngineError, BotsError):
+        if name in PRIVATE or cls in (EngineError, BotsError, ArenaError):
             continue  # these two roots stand beside the built-ins (the test below)
         assert issubclass(cls, root), f"{name} does not subclass {root.__qualname__}"
         assert issubclass(cls, (ValueError, RuntimeError)), f"{name} is no ValueError/RuntimeError"
@@ -83,6 +92,7 @@ def test_an_engine_root_is_no_builtin_error_itself() -> None:
     # The root sits beside the built-in bases, so that ValueErrors and RuntimeErrors can share it.
     assert not issubclass(EngineError, (ValueError, RuntimeError))
     assert not issubclass(BotsError, (ValueError, RuntimeError))
+    assert not issubclass(ArenaError, (ValueError, RuntimeError))
 
 
 def test_the_roots_catch_a_layer_and_the_builtins_still_catch_each_error() -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, Any
 
+from arena.errors import ArenaError
 from engine.cards import (
     CARD_NAMES,
     CardError,
@@ -46,7 +47,7 @@ had an error, 2 bad arguments.
 """
 
 
-class SolveError(ValueError):
+class SolveError(ArenaError, ValueError):
     """A hand or option that ``solve`` cannot work with."""
 
 

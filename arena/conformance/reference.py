@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from arena.errors import ArenaError
 from engine import __version__ as engine_version
 from engine.cards import CARD_NAMES, parse_card
 from engine.deck import SplitMix64, shuffled_deck
@@ -28,7 +29,7 @@ PROTOCOL_VERSION: Final = 1
 Response = dict[str, Any]
 
 
-class BadRequest(ValueError):
+class BadRequest(ArenaError, ValueError):
     """A request this engine cannot carry out as asked: ``bad_request`` on the wire."""
 
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from arena.errors import ArenaError
 from arena.seats import reaper
 from protocol.codec import QUOTE_LIMIT, InvalidJson, parse_json, quote
 
@@ -40,7 +41,7 @@ it left behind may hold its output open after it ended."""
 _READ: Final = 65536
 
 
-class AdapterError(RuntimeError):
+class AdapterError(ArenaError, RuntimeError):
     """The adapter process failed to answer a request; ``hung``: it did not answer in time."""
 
     def __init__(self, message: str, *, hung: bool = False) -> None:

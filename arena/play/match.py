@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from arena.errors import ArenaError
 from arena.play.referee import Clock, GameOutcome, Referee
 from arena.records.record import BotTag, Writer
 from arena.seats.botspec import BotSpec, Launch
@@ -42,7 +43,7 @@ from engine.rules import Rules
 from protocol import messages as m
 
 
-class MatchError(RuntimeError):
+class MatchError(ArenaError, RuntimeError):
     """The match cannot go on: a bot that cannot start at all (``bot`` is its index)."""
 
     def __init__(self, message: str, bot: int) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
 from arena.records.record import ActionLine, GameEndLine, RecordedGame, RecordedHand
 from engine.formats import Session
 from engine.hand import Action, ActionError, ActionKind, Hand, HandResult, IllegalAction
@@ -23,7 +24,7 @@ from engine.modes import FormatError
 from engine.rules import Rules, RulesError
 
 
-class PlaybackError(ValueError):
+class PlaybackError(ArenaError, ValueError):
     """The record cannot be played on from ``line``: ``message`` says why."""
 
     def __init__(

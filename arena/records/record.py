@@ -17,6 +17,7 @@ from typing import IO, Annotated, Any, Literal
 import pydantic
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
+from arena.errors import ArenaError
 from arena.records.outcome import GameOutcome
 from engine.cards import CARD_NAMES, parse_card
 from engine.formats import BUILT_IN, TWO_PLAYER, Format, format_named
@@ -161,7 +162,7 @@ RecordLine = Annotated[
 LINE_ADAPTER: TypeAdapter[RecordLine] = TypeAdapter(RecordLine)
 
 
-class RecordError(ValueError):
+class RecordError(ArenaError, ValueError):
     """A record file that cannot be read: names the file, the line and the problem."""
 
 

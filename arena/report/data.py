@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from arena.errors import ArenaError
 from arena.records.playback import Deal, HandOver, Move, PlaybackError, play_back
 from arena.records.record import (
     GameEndLine,
@@ -53,7 +54,7 @@ def _quiet(what: str, done: int, total: int) -> None:
     pass
 
 
-class ReportError(ValueError):
+class ReportError(ArenaError, ValueError):
     """What a report cannot be made of: no games, an unreadable database or record."""
 
 

@@ -37,6 +37,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "arena.rl needs the reinforcement-learning extra: pip install 'gin-rummy-arena[rl]'"
     ) from error
 
+from arena.errors import ArenaError
 from arena.play.match import log_tail
 from arena.play.referee import Clock, GameOutcome, Referee
 from arena.rl.aec import Episode, Reward, check_choice, observation_space, rules_of
@@ -56,7 +57,7 @@ OPPONENT_RETRIES: Final = 3
 """Games in a row the opponent may lose by failing before the learner's first decision."""
 
 
-class OpponentError(RuntimeError):
+class OpponentError(ArenaError, RuntimeError):
     """The opponent cannot play: it does not start, or it fails before the learner can move."""
 
 

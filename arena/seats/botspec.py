@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import bots
+from arena.errors import ArenaError
 from arena.seats.connection import Connection, InProcessConnection
 from arena.seats.process import QUIT_WAIT_SECONDS, ProcessConnection, python_command
 from arena.seats.programs import nearest_programs, program_hint
@@ -32,7 +33,7 @@ from bots import BUILTIN
 from bots.sdk import Bot
 
 
-class BotSpecError(ValueError):
+class BotSpecError(ArenaError, ValueError):
     """A bot name, command or bots file that cannot be used."""
 
 

@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar
 
+from arena.errors import ArenaError
 from arena.seats import wire
 from bots.sdk import Bot, View
 from engine.hand import Action as EngineAction
@@ -24,7 +25,7 @@ from protocol.convert import engine_action, own_action
 from protocol.views import Decision, request_model
 
 
-class BotError(RuntimeError):
+class BotError(ArenaError, RuntimeError):
     """A bot failed. ``reason`` is the stable name used in results and records."""
 
     reason: ClassVar[str] = "error"

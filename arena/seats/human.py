@@ -34,6 +34,7 @@ from rich.console import Console, Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
+from arena.errors import ArenaError
 from arena.terminal import printable
 from bots.sdk import Bot, View
 from engine.cards import CARD_NAMES, CardError, cards_of, parse_card
@@ -54,11 +55,11 @@ from engine.rules import Rules
 from protocol import messages as m
 
 
-class Quit(RuntimeError):
+class Quit(ArenaError, RuntimeError):
     """The human left the game: ``quit`` typed at a prompt, or the end of input."""
 
 
-class InputError(ValueError):
+class InputError(ArenaError, ValueError):
     """What the human typed is not an action, or not a legal one now; the message says why and
     what to type instead."""
 

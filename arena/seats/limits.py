@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from arena.errors import ArenaError
+
 MEMORY_MB: Final = 1024
 """A bot's memory when ``--memory-mb`` is not given (where control groups are available)."""
 PIDS: Final = 64
@@ -52,7 +54,7 @@ _PERIOD_US: Final = 100_000
 _V1: Final = ("memory", "pids", "cpu", "cpuacct")
 
 
-class LimitError(RuntimeError):
+class LimitError(ArenaError, RuntimeError):
     """A bot's control group could not be made or set (the path and the system's words)."""
 
 

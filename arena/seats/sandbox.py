@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from arena.errors import ArenaError
 from arena.seats import seccomp, wire
 
 SANDBOX_MODES: Final = ("auto", "bwrap", "none")
@@ -89,7 +90,7 @@ SHM_MB: Final = 64
 """The size of a bot's ``/dev/shm``."""
 
 
-class SandboxError(ValueError):
+class SandboxError(ArenaError, ValueError):
     """The sandbox asked for cannot be used here."""
 
 

@@ -30,6 +30,8 @@ import functools
 import os
 from typing import Final
 
+from arena.errors import ArenaError
+
 _ALLOW: Final = 0x7FFF0000
 _KILL_PROCESS: Final = 0x80000000
 
@@ -142,7 +144,7 @@ class _ArgCmp(ctypes.Structure):
     )
 
 
-class SeccompError(RuntimeError):
+class SeccompError(ArenaError, RuntimeError):
     """libseccomp refused to build the filter (``call`` failed with ``code``)."""
 
     def __init__(self, call: str, code: int) -> None:

@@ -22,6 +22,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from arena.errors import ArenaError
 from engine.formats import format_named
 from engine.modes import FormatError
 
@@ -93,7 +94,7 @@ class Fit:
     """``crosstable[bot][opponent] == [wins, losses]`` (draws are neither)."""
 
 
-class RatingError(ValueError):
+class RatingError(ArenaError, ValueError):
     """Ratings cannot be fitted as asked (an unknown anchor or bot, a malformed team or table)."""
 
 

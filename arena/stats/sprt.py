@@ -60,6 +60,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
+
 __all__ = [
     "OUTCOMES",
     "PAIR_SCORES",
@@ -97,7 +99,7 @@ Z95 = 1.959963984540054
 _MAX_ITERATIONS = 200
 
 
-class SprtError(ValueError):
+class SprtError(ArenaError, ValueError):
     """Invalid input to the SPRT statistics: negative counts, bad alpha/beta, ..."""
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
+from arena.errors import ArenaError
 from arena.tournament.runner import (
     Committer,
     Config,
@@ -53,7 +54,7 @@ TOKEN_BANNER_LOGGER: Final = "ray._private.authentication.authentication_token_s
 log = logging.getLogger(__name__)
 
 
-class ClusterError(RuntimeError):
+class ClusterError(ArenaError, RuntimeError):
     """The cluster cannot be used: Ray is missing or unreachable, or a node cannot run the bots."""
 
 

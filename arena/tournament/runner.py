@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from arena.errors import ArenaError
 from arena.play.match import (
     GameReport,
     Lineup,
@@ -93,7 +94,7 @@ before every game."""
 log = logging.getLogger(__name__)
 
 
-class TournamentError(ValueError):
+class TournamentError(ArenaError, ValueError):
     """A tournament that cannot be set up as asked."""
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.play.referee import HAND_LIMIT, REFEREE
 from arena.seats.connection import FAILURE_REASONS
 from arena.stats.ratings import Fit, RatingError, Result, TeamResult, fit, table_results
@@ -35,7 +36,7 @@ from arena.tournament.store import GameRow
 FORMATS = ("table", "json", "csv")
 
 
-class StandingsError(ValueError):
+class StandingsError(ArenaError, ValueError):
     """A stored game that cannot be rated (a database changed by hand)."""
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from engine.formats import format_named
 
 APPLICATION = "gin-rummy-arena"
@@ -73,7 +74,7 @@ CREATE TABLE games (
 """
 
 
-class StoreError(ValueError):
+class StoreError(ArenaError, ValueError):
     """A database that cannot be used: unreadable, foreign, damaged, in use by another run, or
     for another configuration."""
 
