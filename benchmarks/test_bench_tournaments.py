@@ -24,7 +24,8 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from arena.seats.botspec import BotSpec, resolve
-from arena.tournament.runner import Config, run
+from arena.tournament.config import Config
+from arena.tournament.runner import run
 from arena.tournament.store import Store
 from bots import DEFAULT_TOURNAMENT
 

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from arena.cli.options import add_standings_arguments
-from arena.tournament.runner import Config, check_anchor
+from arena.tournament.config import Config, check_anchor
 from arena.tournament.standings import NARROWING, render, standings
 from arena.tournament.store import Store
 

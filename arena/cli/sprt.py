@@ -46,14 +46,8 @@ from arena.stats.sprt import (
     score_to_elo,
 )
 from arena.terminal import printable
-from arena.tournament.runner import (
-    Config,
-    Venue,
-    bot_digest,
-    new_config,
-    probe,
-    schedule,
-)
+from arena.tournament.config import Config, bot_digest, new_config, schedule
+from arena.tournament.runner import Venue, probe
 from arena.tournament.runner import run as play_games
 from arena.tournament.store import GameRow, Store, StoreError
 

@@ -41,20 +41,19 @@ from arena.seats import wire
 from arena.seats.botspec import resolve
 from arena.terminal import printable
 from arena.tournament import cluster
-from arena.tournament.runner import (
+from arena.tournament.config import (
     KINDS,
     RESTARTS,
     Config,
     Task,
-    Venue,
     bot_digest,
     check_anchor,
     check_bots,
     new_config,
-    probe,
     resume_config,
     schedule,
 )
+from arena.tournament.runner import Venue, probe
 from arena.tournament.runner import run as play_games
 from arena.tournament.standings import render, standings
 from arena.tournament.store import GameRow, Store, StoreError

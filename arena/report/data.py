@@ -74,7 +74,7 @@ def from_store(
     """The bots, games (by id) and configuration (``rules``, ``mode``) of a tournament
     database, opened read-only (it may be in use by a running tournament); ``progress`` is told
     of each game read."""
-    from arena.tournament.runner import Config
+    from arena.tournament.config import Config
     from arena.tournament.store import StoreError
 
     try:

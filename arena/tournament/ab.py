@@ -33,9 +33,7 @@ import itertools
 import math
 import multiprocessing
 import multiprocessing.util
-import os
 import shutil
-import signal
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -43,8 +41,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.play.match import Lineup, Match, Planned, by_leg
-from arena.seats.process import die_with_parent
-from arena.tournament.runner import stop_workers
+from arena.tournament import pool as workers
 
 Z95: Final = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
@@ -52,8 +49,6 @@ Z95: Final = 1.959963984540054
 CHUNK_DEALS: Final = 10
 """Deals a worker plays at a time, in every pairing: their first hands with one set of bot
 processes, then their mirrors with another (kept for the worker's next chunk)."""
-
-_CONTEXT: Final = multiprocessing.get_context("spawn")
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,9 +208,6 @@ def chunks(plan: Sequence[Planned], deals: int = CHUNK_DEALS) -> list[tuple[Plan
     return [tuple(by_leg(ordered[i : i + size])) for i in range(0, len(ordered), size)]
 
 
-_kept: dict[int, Lineup] = {}
-"""In a worker: the bots of its last chunk's last leg, by pairing, still running (see the
-module's documentation); closed as the worker exits."""
 _scratch: list[str] = []
 """In a worker: the directory of the kept bots' working directories and logs."""
 
@@ -233,10 +225,9 @@ def play_chunk(parts: Sequence[Part]) -> list[tuple[int, list[Hand]]]:
     lineups: dict[int, Lineup] = {}
     try:
         for index, match, _ in parts:
-            lineup = _kept.pop(index, None)
-            if lineup is not None and not (keep and lineup.fits(match, lineup.workdir)):
-                lineup.close()
-                lineup = None
+            # In a worker: the bots of its last chunk's last leg, by pairing, still running (see
+            # the module's documentation); closed as the worker exits.
+            lineup = workers.take(index, match, Path(_scratch[0])) if keep else None
             if lineup is None:
                 scratch = Path(_scratch[0]) if keep else Path(tempfile.mkdtemp("gin-arena-ab-"))
                 lineup = match.lineup(scratch)
@@ -261,7 +252,7 @@ def play_chunk(parts: Sequence[Part]) -> list[tuple[int, list[Hand]]]:
     finally:
         for index, lineup in lineups.items():
             if keep:
-                _kept[index] = lineup
+                workers.kept[index] = lineup
             else:
                 lineup.close()
                 if not _scratch:
@@ -269,22 +260,16 @@ def play_chunk(parts: Sequence[Part]) -> list[tuple[int, list[Hand]]]:
     return list(hands.items())
 
 
-def _close_kept() -> None:
-    for lineup in _kept.values():
-        lineup.close()
-    _kept.clear()
+def _remove_scratch() -> None:
     for scratch in _scratch:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _worker_start(parent: int) -> None:
-    """A worker dies with the test, leaves Ctrl-C to it, and keeps bots from one chunk to the
-    next (closed as it exits)."""
-    die_with_parent(parent)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+def _make_scratch() -> None:
+    """A worker keeps bots from one chunk to the next (closed as it exits, before their
+    directory is removed)."""
     _scratch.append(tempfile.mkdtemp(prefix="gin-arena-ab-"))
-    multiprocessing.util.Finalize(None, _close_kept, exitpriority=10)
+    multiprocessing.util.Finalize(None, _remove_scratch, exitpriority=5)
 
 
 def _tasks(test: ABTest) -> Iterator[list[Part]]:
@@ -305,9 +290,7 @@ def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = No
     hands in flight are lost) and KeyboardInterrupt is raised again: ``test`` holds what was
     played. A worker that dies (a crash of the arena itself, not of a bot: bots forfeit) raises
     :class:`concurrent.futures.process.BrokenProcessPool`."""
-    pool = concurrent.futures.ProcessPoolExecutor(
-        jobs, mp_context=_CONTEXT, initializer=_worker_start, initargs=(os.getpid(),)
-    )
+    pool = workers.start(jobs, _make_scratch)
     tasks = _tasks(test)
     pending: set[concurrent.futures.Future[list[tuple[int, list[Hand]]]]] = set()
 
@@ -316,13 +299,8 @@ def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = No
             pending.add(pool.submit(play_chunk, parts))
 
     try:
-        # With SIGINT blocked while the workers start, they inherit the mask and cannot be
-        # interrupted while importing; they ignore it from then on (as a tournament's do).
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
+        with workers.interrupts_held():  # the workers start on the first submissions
             submit(2 * jobs)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         while pending:
             done, _ = concurrent.futures.wait(
                 pending, return_when=concurrent.futures.FIRST_COMPLETED
@@ -336,7 +314,7 @@ def play(test: ABTest, jobs: int, on_chunk: Callable[[ABTest], None] | None = No
                     on_chunk(test)
             submit(len(done))
     except BaseException:
-        stop_workers(pool)
+        workers.stop(pool)
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)

@@ -33,15 +33,8 @@ from types import ModuleType
 from typing import Any, Final
 
 from arena.errors import ArenaError
-from arena.tournament.runner import (
-    Committer,
-    Config,
-    Task,
-    Venue,
-    _abandoned,
-    missing_tasks,
-    run_task,
-)
+from arena.tournament.config import Config, Task, missing_tasks
+from arena.tournament.runner import Committer, Venue, _abandoned, run_task
 from arena.tournament.store import GameRow, Store
 from engine import __version__ as engine_version
 

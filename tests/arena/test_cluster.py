@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import LEAGUE, LONG, bound, gin_arena, installed_env, start_gin_arena
 
 from arena.tournament import cluster
 
@@ -34,15 +35,9 @@ TIMES = frozenset({"date", "ms", "seconds"})
 ARGS = ("--seed", "11", "--games-per-pair", "24", "--subprocess", "--sandbox", "none")
 
 
-def gin_arena(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=cwd,
-        check=False,
-    )
+def tournament(*args: str, cwd: Path, timeout: float = LEAGUE) -> subprocess.CompletedProcess[str]:
+    """``gin-arena tournament ARGS`` with the package as installed, as Ray's workers import it."""
+    return gin_arena("tournament", *args, cwd=cwd, env=installed_env(), timeout=timeout)
 
 
 def games(db: Path) -> dict[int, tuple[Any, ...]]:
@@ -79,7 +74,7 @@ def test_without_ray_the_option_says_how_to_install_it(
 
 @pytest.mark.skipif(HAS_RAY, reason="Ray is installed here")
 def test_the_cli_without_ray_names_the_extra(tmp_path: Path) -> None:
-    done = gin_arena("--ray", "auto", "--db", "t.sqlite", *ARGS, cwd=tmp_path, timeout=120)
+    done = tournament("--ray", "auto", "--db", "t.sqlite", *ARGS, cwd=tmp_path, timeout=LONG)
     assert done.returncode == 1
     assert "pip install 'gin-rummy-arena[ray]'" in done.stderr
     assert "Traceback" not in done.stderr
@@ -106,35 +101,27 @@ def two_nodes() -> Iterator[tuple[Any, Any]]:
 @needs_ray
 @pytest.mark.slow
 def test_a_tournament_across_two_nodes_with_one_killed_equals_a_local_run(tmp_path: Path) -> None:
-    local = gin_arena("--db", "local.sqlite", "--concurrency", "1", *ARGS, cwd=tmp_path)
+    local = tournament("--db", "local.sqlite", "--concurrency", "1", *ARGS, cwd=tmp_path)
     assert local.returncode == 0, local.stderr
     with two_nodes() as (ray_cluster, worker):
         address = ray_cluster.address
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "arena",
-                "tournament",
-                "--ray",
-                address,
-                "--db",
-                "ray.sqlite",
-                *ARGS,
-            ],
+        proc = start_gin_arena(
+            *("tournament", "--ray", address, "--db", "ray.sqlite", *ARGS),
             cwd=tmp_path,
+            env=installed_env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=False,
         )
         try:
-            deadline = time.monotonic() + 300
+            deadline = time.monotonic() + bound(300)
             while count_games(tmp_path / "ray.sqlite") < 12 and proc.poll() is None:
                 assert time.monotonic() < deadline, "no games committed on the cluster"
                 time.sleep(0.2)
             assert proc.poll() is None, "the tournament ended before the node could be killed"
             ray_cluster.remove_node(worker, allow_graceful=False)  # SIGKILL: a lost machine
-            out, err = proc.communicate(timeout=600)
+            out, err = proc.communicate(timeout=LEAGUE)
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -153,14 +140,8 @@ def test_a_local_cluster_leaves_no_ray_banner_in_the_output(tmp_path: Path) -> N
     cluster, unless RAY_AUTH_MODE is set: not a line for the tournament's user."""
     env = {name: value for name, value in os.environ.items() if name != "RAY_AUTH_MODE"}
     args = ("--ray", "local", "--db", "t.sqlite", "--seed", "11", "--games-per-pair", "2")
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", *args, "--sandbox", "none"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env=env,
-        check=False,
+    done = gin_arena(
+        *("tournament", *args, "--sandbox", "none"), cwd=tmp_path, env=env, timeout=bound(300)
     )
     assert done.returncode == 0, done.stderr
     assert "Ray cluster local: 1 node" in done.stdout
@@ -169,7 +150,9 @@ def test_a_local_cluster_leaves_no_ray_banner_in_the_output(tmp_path: Path) -> N
 
 
 def test_an_unreachable_cluster_is_a_clear_error(tmp_path: Path) -> None:
-    done = gin_arena("--ray", "127.0.0.1:1", "--db", "t.sqlite", *ARGS, cwd=tmp_path, timeout=300)
+    done = tournament(
+        "--ray", "127.0.0.1:1", "--db", "t.sqlite", *ARGS, cwd=tmp_path, timeout=bound(300)
+    )
     assert done.returncode == 1
     if HAS_RAY:
         assert "cannot reach the Ray cluster at '127.0.0.1:1'" in done.stderr
@@ -187,7 +170,8 @@ def test_a_bot_that_cannot_start_on_a_node_is_named_before_any_game(tmp_path: Pa
     import ray
 
     from arena.seats.botspec import BotSpec
-    from arena.tournament.runner import Venue, new_config
+    from arena.tournament.config import new_config
+    from arena.tournament.runner import Venue
 
     config = new_config(
         (BotSpec("ghost", ("/no/such/bot",)), BotSpec("greedy", builtin="greedy")),
@@ -211,17 +195,19 @@ def test_a_bot_that_cannot_start_on_a_node_is_named_before_any_game(tmp_path: Pa
 @needs_ray
 @pytest.mark.slow
 def test_a_driver_killed_mid_run_resumes_locally_to_the_same_games(tmp_path: Path) -> None:
-    local = gin_arena("--db", "local.sqlite", "--concurrency", "1", *ARGS, cwd=tmp_path)
+    local = tournament("--db", "local.sqlite", "--concurrency", "1", *ARGS, cwd=tmp_path)
     assert local.returncode == 0, local.stderr
     with two_nodes() as (ray_cluster, _):
         command = ["tournament", "--ray", ray_cluster.address, "--db", "ray.sqlite", *ARGS]
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", *command],
+        proc = start_gin_arena(
+            *command,
             cwd=tmp_path,
+            env=installed_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=False,
         )
-        deadline = time.monotonic() + 300
+        deadline = time.monotonic() + bound(300)
         while count_games(tmp_path / "ray.sqlite") < 8 and proc.poll() is None:
             assert time.monotonic() < deadline, "no games committed on the cluster"
             time.sleep(0.1)
@@ -229,7 +215,7 @@ def test_a_driver_killed_mid_run_resumes_locally_to_the_same_games(tmp_path: Pat
         proc.wait()
     played = count_games(tmp_path / "ray.sqlite")
     assert 8 <= played < 3 * 24
-    resumed = gin_arena("--db", "ray.sqlite", "--resume", cwd=tmp_path)
+    resumed = tournament("--db", "ray.sqlite", "--resume", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming at {played} of 72 games" in resumed.stdout
     assert games(tmp_path / "ray.sqlite") == games(tmp_path / "local.sqlite")

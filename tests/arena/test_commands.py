@@ -20,7 +20,7 @@ from arena.cli.main import COMMANDS, build_parser, main
 from arena.cli.options import add_rules_arguments, rules_from
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec, BotSpecError, load_bots_file
-from arena.tournament.runner import (
+from arena.tournament.config import (
     Config,
     TournamentError,
     bot_digest,

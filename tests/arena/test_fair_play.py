@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import pytest
 from arena_support import CLOCK, hostile, wait_until
-from support import ROOT, cli_env, gin_arena
+from support import LONG, QUICK, ROOT, gin_arena, start_gin_arena
 
 import arena.play.referee
 from arena.play.match import Match
@@ -74,7 +74,7 @@ def test_a_tournament_of_bots_that_never_knock_finishes(tmp_path: Path) -> None:
         *("--bot", f"a={bot}", "--bot", f"b={bot}", "--games-per-pair", "2"),
         *("--set", "hand_limit=3", "--concurrency", "1", "--db", str(tmp_path / "t.sqlite")),
         *("--sandbox", "none"),
-        timeout=120,
+        timeout=LONG,
     )
     assert done.returncode == 0, done.stderr
     assert "Standings after 2 games" in done.stdout
@@ -140,7 +140,8 @@ def test_a_referee_bug_abandons_one_game_and_the_match_goes_on(
 def test_a_referee_bug_in_a_tournament_is_a_drawn_game_not_an_abort(
     buggy_referee: list[int], tmp_path: Path
 ) -> None:
-    from arena.tournament.runner import Config, run
+    from arena.tournament.config import Config
+    from arena.tournament.runner import run
 
     config = Config(
         bots=(BotSpec("a", builtin="greedy"), BotSpec("b", builtin="random")),
@@ -162,7 +163,8 @@ def test_a_referee_bug_in_a_tournament_is_a_drawn_game_not_an_abort(
 def test_a_worker_that_dies_costs_only_its_own_games(tmp_path: Path) -> None:
     """A bot that kills its worker process: its games are abandoned, every other game is
     played, and the run finishes."""
-    from arena.tournament.runner import Config, run
+    from arena.tournament.config import Config
+    from arena.tournament.runner import run
 
     config = Config(
         bots=(
@@ -298,25 +300,22 @@ def test_an_existing_record_survives_a_match_that_cannot_start(tmp_path: Path) -
 def test_ctrl_c_in_a_match_keeps_a_record_that_judges_as_incomplete(tmp_path: Path) -> None:
     record = tmp_path / "games.jsonl"
     slow = shlex_join(*hostile("slow.py", "0.05"))
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "arena.cli", "match", slow, "greedy", "--games", "50"),
-            *("--record", str(record), "--sandbox", "none", "--move-time", "2"),
-        ],
+    proc = start_gin_arena(
+        *("match", slow, "greedy", "--games", "50"),
+        *("--record", str(record), "--sandbox", "none", "--move-time", "2"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=tmp_path,
-        env=cli_env(),
     )
     try:
-        assert wait_until(lambda: any(tmp_path.glob(".games.jsonl.*.partial")), timeout=30)
+        assert wait_until(lambda: any(tmp_path.glob(".games.jsonl.*.partial")), timeout=QUICK)
         assert wait_until(
             lambda: any(p.stat().st_size > 0 for p in tmp_path.glob(".games.jsonl.*.partial")),
-            timeout=30,
+            timeout=QUICK,
         )
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=QUICK)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -335,13 +334,13 @@ def test_ctrl_c_in_a_match_keeps_a_record_that_judges_as_incomplete(tmp_path: Pa
 
 
 def test_ctrl_c_in_solve_jsonl_is_quiet() -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "solve", "--jsonl"],
+    proc = start_gin_arena(
+        "solve",
+        "--jsonl",
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=cli_env(),
     )
     try:
         assert proc.stdin is not None and proc.stdout is not None
@@ -349,7 +348,7 @@ def test_ctrl_c_in_solve_jsonl_is_quiet() -> None:
         proc.stdin.flush()
         assert proc.stdout.readline()  # it is running and answering
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=QUICK)
     finally:
         if proc.poll() is None:
             proc.kill()

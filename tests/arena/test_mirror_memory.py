@@ -26,14 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import gin_arena
+from support import RUN, gin_arena
 
 from arena.play.match import Match, Planned, by_leg, rotations
 from arena.records.record import RecordedGame, group_games, parse_lines, read_games
 from arena.seats.botspec import BotSpec
 from arena.seats.sandbox import resolve_sandbox, sandbox_warning
 from arena.tournament.ab import ABTest, Pairing, _tasks, chunks
-from arena.tournament.runner import Config, missing_tasks, run, schedule
+from arena.tournament.config import Config, missing_tasks, schedule
+from arena.tournament.runner import run
 from arena.tournament.store import GameRow, Store
 from engine.modes import Mode
 from engine.rules import HOYLE, Rules
@@ -44,8 +45,6 @@ SANDBOX = resolve_sandbox("auto")
 needs_bwrap = pytest.mark.skipif(
     SANDBOX is None, reason=f"no usable bubblewrap here: {sandbox_warning()}"
 )
-TIMEOUT = 180.0
-"""Seconds a command may take here (a bound against hangs, not a timing)."""
 SLACK = ("--move-time", "10", "--startup-time", "60")
 """A clock no bot runs out of on a loaded machine: a forfeit would spoil the count."""
 
@@ -215,7 +214,7 @@ def test_a_mirrored_tournament_gives_no_hand_away(tmp_path: Path, memory: str) -
         *("tournament", "--bots", str(bots), "--games-per-table", "8", "--seed", "5", *SLACK),
         *("--concurrency", "2", "--db", str(db), "--logs", str(logs), "--sandbox", sandbox),
         *("--format", "json"),
-        timeout=TIMEOUT,
+        timeout=RUN,
     )
     assert done.returncode == 0, done.stderr
     games = database_games(db)
@@ -244,7 +243,7 @@ def test_a_mirrored_match_gives_no_hand_away(
     done = gin_arena(
         *("match", "a", "b", "--bots", str(bots), *count, "--mirror", "--seed", "3", *SLACK),
         *("--record", str(record), "--logs", str(logs), "--sandbox", sandbox),
-        timeout=TIMEOUT,
+        timeout=RUN,
     )
     assert done.returncode == 0, done.stderr
     games = read_games(record)
@@ -265,7 +264,7 @@ def test_an_ab_test_gives_no_hand_away(tmp_path: Path) -> None:
         *("ab", "a", "b", "--bots", str(bots), "--hands", "60", "--seed", "3", "--jobs", "2"),
         *SLACK,
         *("--sandbox", "none", "--json"),
-        timeout=TIMEOUT,
+        timeout=RUN,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["played"] == 60
@@ -285,7 +284,7 @@ def test_an_ab_test_against_an_opponent_gives_no_hand_away(tmp_path: Path) -> No
     done = gin_arena(
         *("ab", "a", "b", "--against", "c", "--bots", str(bots), "--hands", "40"),
         *("--seed", "4", "--jobs", "2", "--sandbox", "none", "--json", *SLACK),
-        timeout=TIMEOUT,
+        timeout=RUN,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["played"] == 80

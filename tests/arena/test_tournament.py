@@ -18,18 +18,16 @@ from arena.play.match import MatchError
 from arena.play.referee import Clock
 from arena.records.judge import judge
 from arena.seats.botspec import BotSpec
-from arena.tournament.runner import (
+from arena.tournament.config import (
     TABLE_TASKS,
     TASK_GAMES,
     Config,
     Task,
     TournamentError,
     missing_tasks,
-    probe,
-    run,
-    run_task,
     schedule,
 )
+from arena.tournament.runner import probe, run, run_task
 from arena.tournament.standings import standings
 from arena.tournament.store import GameRow, Store
 from engine.rules import Rules
@@ -505,7 +503,7 @@ def test_a_bot_that_fails_in_a_tasks_last_game_starts_afresh_for_the_next(
 
 HALF_A_RESULT = """
 import concurrent.futures, multiprocessing, os, struct, sys
-from arena.tournament.runner import stop_workers
+from arena.tournament.pool import stop as stop_workers
 
 if __name__ == "__main__":
     pool = concurrent.futures.ProcessPoolExecutor(

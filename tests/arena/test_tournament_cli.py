@@ -20,54 +20,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import COMMAND, QUICK, ROOT, RUN, cli_env, gin_arena, start_gin_arena
 
 from arena.seats.botspec import BotSpec
-from arena.tournament.runner import Config
+from arena.tournament.config import Config
 from arena.tournament.store import Store
 from bots import DEFAULT_TOURNAMENT
 
-ROOT = Path(__file__).resolve().parents[2]
 GHOST = "/nonexistent/gin-arena-test/ghost-bot"
-RUN_TIMEOUT = 180.0
-"""Seconds any one command may take here (a bound against hangs, not a timing)."""
 
 
-def cli_env() -> dict[str, str]:
-    """Our environment, with the source tree importable from any directory (the package may not
-    be installed); bots get PYTHONPATH too, through the referee's minimal environment."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    return env
-
-
-def gin_arena(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
-        cwd=cwd,
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``gin-arena ARGS`` in ``cwd``, to its end, within the bound of a tournament."""
+    return gin_arena(*args, cwd=cwd, timeout=RUN)
 
 
 def start(cwd: Path, *args: str) -> subprocess.Popen[str]:
     """The command in a session of its own, so that a signal can go to its whole process group
     as a terminal's Ctrl-C does."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", *args],
-        cwd=cwd,
-        env=cli_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+    return start_gin_arena(
+        *args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
 
 
 def finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
-    out, err = process.communicate(timeout=RUN_TIMEOUT)
+    out, err = process.communicate(timeout=RUN)
     return process.returncode, out, err
 
 
@@ -76,7 +53,7 @@ def stop(process: subprocess.Popen[str]) -> None:
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
+        process.wait(timeout=QUICK)
     for stream in (process.stdout, process.stderr):
         if stream is not None:
             stream.close()
@@ -203,7 +180,7 @@ def config_of(db: Path) -> str:
 
 
 def test_round_robin_prints_standings_and_ratings_reads_them_back(tmp_path: Path) -> None:
-    done = gin_arena(
+    done = cli(
         tmp_path,
         "tournament",
         *("--bot", "a=greedy", "--bot", "b=random", "--bot", "c=greedy"),
@@ -233,11 +210,11 @@ def test_round_robin_prints_standings_and_ratings_reads_them_back(tmp_path: Path
     assert sorted(listing(tmp_path)) == ["t.sqlite"]  # WAL files folded back on exit
     assert game_ids(tmp_path / "t.sqlite") == list(range(1, 13))
 
-    again = gin_arena(tmp_path, "ratings", "--db", "t.sqlite")
+    again = cli(tmp_path, "ratings", "--db", "t.sqlite")
     assert (again.returncode, again.stderr) == (0, "")
     assert again.stdout == table
 
-    as_json = gin_arena(tmp_path, "ratings", "--db", "t.sqlite", "--format", "json")
+    as_json = cli(tmp_path, "ratings", "--db", "t.sqlite", "--format", "json")
     assert (as_json.returncode, as_json.stderr) == (0, "")
     data = json.loads(as_json.stdout)
     assert data["games"] == 12
@@ -262,7 +239,7 @@ def test_round_robin_prints_standings_and_ratings_reads_them_back(tmp_path: Path
         assert set(b["failures"]) >= {"timeout", "crash", "illegal", "malformed"}
     assert bots["a"]["crosstable"]["b"][0] > bots["a"]["crosstable"]["b"][1]  # greedy > random
 
-    as_csv = gin_arena(tmp_path, "ratings", "--db", "t.sqlite", "--format", "csv")
+    as_csv = cli(tmp_path, "ratings", "--db", "t.sqlite", "--format", "csv")
     assert (as_csv.returncode, as_csv.stderr) == (0, "")
     table_rows = list(csv.DictReader(io.StringIO(as_csv.stdout)))
     assert [r["name"] for r in table_rows] == [b["name"] for b in data["bots"]]
@@ -273,15 +250,13 @@ def test_round_robin_prints_standings_and_ratings_reads_them_back(tmp_path: Path
         assert (int(r["games"]), int(r["wins"]), int(r["losses"])) == (8, b["wins"], b["losses"])
         assert int(r["timeout"]) == int(r["crash"]) == int(r["startup"]) == 0
 
-    anchored = gin_arena(
-        tmp_path, "ratings", "--db", "t.sqlite", "--anchor", "b", "--format", "json"
-    )
+    anchored = cli(tmp_path, "ratings", "--db", "t.sqlite", "--anchor", "b", "--format", "json")
     assert anchored.returncode == 0, anchored.stderr
     by_name = {b["name"]: b for b in json.loads(anchored.stdout)["bots"]}
     assert (by_name["b"]["elo"], by_name["b"]["ci95"]) == (0.0, [0.0, 0.0])
     assert by_name["a"]["elo"] == pytest.approx(bots["a"]["elo"] - bots["b"]["elo"], abs=0.11)
 
-    unknown = gin_arena(tmp_path, "ratings", "--db", "t.sqlite", "--anchor", "zzz")
+    unknown = cli(tmp_path, "ratings", "--db", "t.sqlite", "--anchor", "zzz")
     assert (unknown.returncode, unknown.stdout) == (2, "")
     assert unknown.stderr.startswith(
         "gin-arena ratings: error: --anchor 'zzz' is not a bot of this"
@@ -289,7 +264,7 @@ def test_round_robin_prints_standings_and_ratings_reads_them_back(tmp_path: Path
 
 
 def test_gauntlet_with_json_standings(tmp_path: Path) -> None:
-    done = gin_arena(
+    done = cli(
         tmp_path,
         "tournament",
         *("--kind", "gauntlet", "--bot", "a=greedy", "--bot", "b=random", "--bot", "c=random"),
@@ -313,14 +288,15 @@ def on_a_terminal(cwd: Path, *args: str) -> tuple[int, str, str]:
     env.pop("NO_COLOR", None)
     controller, terminal = os.openpty()
     try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", *args],
+        process = start_gin_arena(
+            *args,
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=terminal,
             text=True,
+            start_new_session=False,
         )
     finally:
         os.close(terminal)
@@ -334,7 +310,7 @@ def on_a_terminal(cwd: Path, *args: str) -> tuple[int, str, str]:
             if not chunk:
                 break
             drawn += chunk
-        out, _ = process.communicate(timeout=RUN_TIMEOUT)
+        out, _ = process.communicate(timeout=RUN)
     finally:
         os.close(controller)
         stop(process)
@@ -386,7 +362,7 @@ def test_ctrl_c_prints_the_resume_command_which_finishes_the_tournament(tmp_path
     assert err.split("interrupted after ")[1].startswith(f"{counted} of 36 games (all saved)")
     assert "Standings" not in out
 
-    resumed = gin_arena(tmp_path, *resume_command(err))
+    resumed = cli(tmp_path, *resume_command(err))
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming at {len(saved)} of 36 games" in resumed.stdout
     assert "Standings after 36 games" in resumed.stdout
@@ -448,14 +424,14 @@ def test_kill_9_keeps_committed_games_leaves_no_process_and_resumes(tmp_path: Pa
         tree = descendants(process.pid)  # workers, their bots, multiprocessing's helper
         process.kill()  # SIGKILL, the referee alone: no handler, no clean-up of its own
         # Not communicate(): a surviving worker would hold its output pipes open.
-        assert process.wait(timeout=30) == -signal.SIGKILL
+        assert process.wait(timeout=QUICK) == -signal.SIGKILL
         wait_for(
             lambda: not survivors(),
             "the workers and bots to die with the referee",
             # Generous: a sandboxed bot whose bwrap had not yet armed its own parent-death
             # signal when its worker died lives until its bot reads the end of its input
             # (seen once under load, after more than 20 s).
-            timeout=60,
+            timeout=COMMAND,
             detail=survivors,
         )
     finally:
@@ -466,7 +442,7 @@ def test_kill_9_keeps_committed_games_leaves_no_process_and_resumes(tmp_path: Pa
     saved = whole_rows(db, readonly=True)  # the files as the kill left them, for --resume
     assert 1 <= len(saved) < 12
 
-    resumed = gin_arena(tmp_path, "tournament", "--db", "k.sqlite", "--resume")
+    resumed = cli(tmp_path, "tournament", "--db", "k.sqlite", "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming at {len(saved)} of 12 games" in resumed.stdout
     assert game_ids(db) == list(range(1, 13))
@@ -480,7 +456,7 @@ def test_kill_9_keeps_committed_games_leaves_no_process_and_resumes(tmp_path: Pa
 
 
 def small_tournament(directory: Path, name: str = "t.sqlite") -> None:
-    done = gin_arena(
+    done = cli(
         directory,
         "tournament",
         *("--bot", "a=greedy", "--bot", "b=random", "--games-per-pair", "2", "--seed", "1"),
@@ -504,7 +480,7 @@ def test_resume_with_a_changed_configuration_is_refused_and_changes_nothing(
         (["--restart", "task"], "restart"),
         (["--bot", "a=random", "--bot", "b=greedy"], "bots"),
     ):
-        done = gin_arena(tmp_path, "tournament", "--db", "t.sqlite", "--resume", *change)
+        done = cli(tmp_path, "tournament", "--db", "t.sqlite", "--resume", *change)
         assert (done.returncode, done.stdout) == (2, ""), change
         assert done.stderr == (
             f"gin-arena tournament: error: --resume with a changed configuration ({field}): "
@@ -512,7 +488,7 @@ def test_resume_with_a_changed_configuration_is_refused_and_changes_nothing(
         )
         assert listing(tmp_path) == before, change  # byte for byte, and no files added
     # The same options again are no change; a finished tournament has nothing left to play.
-    same = gin_arena(
+    same = cli(
         tmp_path,
         "tournament",
         *("--db", "t.sqlite", "--resume", "--games-per-pair", "2", "--seed", "1"),
@@ -528,9 +504,7 @@ def test_an_existing_db_without_resume_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a database\n")
     before = listing(tmp_path)
     for name in ("t.sqlite", "notes.txt"):
-        done = gin_arena(
-            tmp_path, "tournament", "--bot", "a=greedy", "--bot", "b=random", "--db", name
-        )
+        done = cli(tmp_path, "tournament", "--bot", "a=greedy", "--bot", "b=random", "--db", name)
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (
             f"gin-arena tournament: error: '{name}' already exists: resume it with --resume, "
@@ -540,7 +514,7 @@ def test_an_existing_db_without_resume_is_refused(tmp_path: Path) -> None:
 
 
 def test_resume_needs_a_db(tmp_path: Path) -> None:
-    done = gin_arena(tmp_path, "tournament", "--resume")
+    done = cli(tmp_path, "tournament", "--resume")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith("gin-arena tournament: error: --resume needs --db PATH")
     assert listing(tmp_path) == {}
@@ -555,14 +529,14 @@ def test_a_foreign_or_missing_database_is_refused(tmp_path: Path) -> None:
     before = listing(tmp_path)
     for name in ("f.sqlite", "junk.sqlite"):
         for command in (["tournament", "--resume"], ["ratings"]):
-            done = gin_arena(tmp_path, *command, "--db", name)
+            done = cli(tmp_path, *command, "--db", name)
             assert (done.returncode, done.stdout) == (2, ""), (name, command)
             assert done.stderr.startswith(
                 f"gin-arena {command[0]}: error: '{name}' is not a gin-rummy-arena tournament "
                 "database"
             ), done.stderr
     for command in (["tournament", "--resume"], ["ratings"]):
-        done = gin_arena(tmp_path, *command, "--db", "nothing.sqlite")
+        done = cli(tmp_path, *command, "--db", "nothing.sqlite")
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (
             f"gin-arena {command[0]}: error: no tournament database at 'nothing.sqlite'\n"
@@ -571,7 +545,7 @@ def test_a_foreign_or_missing_database_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_missing_bots_file_is_refused(tmp_path: Path) -> None:
-    done = gin_arena(tmp_path, "tournament", "--bots", "nope.toml", "--db", "t.sqlite")
+    done = cli(tmp_path, "tournament", "--bots", "nope.toml", "--db", "t.sqlite")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "gin-arena tournament: error: cannot read bots file 'nope.toml': "
@@ -581,13 +555,13 @@ def test_a_missing_bots_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_duplicate_bot_name_is_refused(tmp_path: Path) -> None:
-    done = gin_arena(tmp_path, "tournament", "--bot", "a=greedy", "--bot", "a=random")
+    done = cli(tmp_path, "tournament", "--bot", "a=greedy", "--bot", "a=random")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "gin-arena tournament: error: duplicate bot name 'a': give each bot its own name\n"
     )
     (tmp_path / "bots.toml").write_text('[[bot]]\nname = "greedy"\ncommand = "./mybot"\n')
-    done = gin_arena(tmp_path, "tournament", "--bots", "bots.toml", "--bot", "greedy=greedy")
+    done = cli(tmp_path, "tournament", "--bots", "bots.toml", "--bot", "greedy=greedy")
     assert (done.returncode, done.stdout) == (2, "")
     assert "duplicate bot name 'greedy'" in done.stderr
     assert sorted(listing(tmp_path)) == ["bots.toml"]  # no database
@@ -595,7 +569,7 @@ def test_a_duplicate_bot_name_is_refused(tmp_path: Path) -> None:
 
 def test_a_bot_that_cannot_start_is_reported_before_any_game(tmp_path: Path) -> None:
     for db in (["--db", "t.sqlite"], []):  # nor the default database
-        done = gin_arena(  # no sandbox: its warning, without bubblewrap, would come first
+        done = cli(  # no sandbox: its warning, without bubblewrap, would come first
             tmp_path, "tournament", "--bot", "g=greedy", "--bot", f"ghost={GHOST}", *db,
             "--sandbox", "none",
         )  # fmt: skip
@@ -620,7 +594,7 @@ def test_resume_reports_a_bot_that_no_longer_starts_before_any_game(tmp_path: Pa
     (tmp_path / "bots.toml").write_text(
         f'[[bot]]\nname = "mine"\ncommand = {json.dumps([sys.executable, str(script)])}\n'
     )
-    done = gin_arena(
+    done = cli(
         tmp_path,
         "tournament",
         *("--bots", "bots.toml", "--bot", "g=greedy", "--games-per-pair", "2"),
@@ -633,7 +607,7 @@ def test_resume_reports_a_bot_that_no_longer_starts_before_any_game(tmp_path: Pa
     connection.close()
     library.unlink()  # and a module the bot needs is gone when resuming
 
-    resumed = gin_arena(tmp_path, "tournament", "--db", "t.sqlite", "--resume")
+    resumed = cli(tmp_path, "tournament", "--db", "t.sqlite", "--resume")
     assert game_ids(db) == [1], "the missing game was forfeited instead"
     assert resumed.returncode == 1
     assert "bot 'mine' could not start" in resumed.stderr
@@ -641,7 +615,7 @@ def test_resume_reports_a_bot_that_no_longer_starts_before_any_game(tmp_path: Pa
     # Its script edited (a file its command names): another bot, so the resume is refused.
     library.write_text("LEVEL = 1\n")
     script.write_text(script.read_text() + "# tuned\n")
-    edited = gin_arena(tmp_path, "tournament", "--db", "t.sqlite", "--resume")
+    edited = cli(tmp_path, "tournament", "--db", "t.sqlite", "--resume")
     assert (edited.returncode, edited.stdout) == (2, "")
     assert "bot 'mine' is not the program that started this tournament" in edited.stderr
     assert game_ids(db) == [1]
@@ -655,7 +629,7 @@ def run_default_tournament(tmp_path: Path, *options: str) -> tuple[int, float]:
     database), with ``options`` added; checks that every game was played and saved. Returns the
     number of games and the seconds the command took (reported, never asserted on)."""
     began = time.monotonic()
-    done = gin_arena(tmp_path, "tournament", *options)
+    done = cli(tmp_path, "tournament", *options)
     seconds = time.monotonic() - began
     assert done.returncode == 0, done.stderr
     n = len(DEFAULT_TOURNAMENT)

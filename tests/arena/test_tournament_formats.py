@@ -22,16 +22,16 @@ import pytest
 from arena.play.match import rotations
 from arena.records.judge import judge
 from arena.seats.botspec import BotSpec
-from arena.tournament.runner import (
+from arena.tournament.config import (
     TASK_GAMES,
     Config,
     Task,
     TournamentError,
     resume_config,
-    run_task,
     schedule,
     seatings,
 )
+from arena.tournament.runner import run_task
 from arena.tournament.standings import standings
 from arena.tournament.store import FORMAT, GameRow, Store, StoreError
 from engine.formats import TWO_PLAYER, format_named

@@ -23,7 +23,8 @@ from arena.records.record import read_games
 from arena.records.replay import render
 from arena.seats.botspec import BotSpec
 from arena.stats.ratings import Result, table_results
-from arena.tournament.runner import Config, run, schedule
+from arena.tournament.config import Config, schedule
+from arena.tournament.runner import run
 from arena.tournament.standings import standings
 from arena.tournament.store import Store
 from engine.deck import SplitMix64
