@@ -47,6 +47,8 @@ RUN = bound(180.0)
 """For a tournament, an SPRT or a long match from the command line."""
 SOAK = bound(420.0)
 """For the soak's and the fault injection's tournaments of hundreds of games."""
+LEAGUE = bound(600.0)
+"""For a whole SPRT to its verdict, or a tournament on a Ray cluster."""
 
 
 def cli_env(**extra: str) -> dict[str, str]:
@@ -57,6 +59,12 @@ def cli_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     env.update(extra)
     return env
+
+
+def installed_env(**extra: str) -> dict[str, str]:
+    """Our environment as it is, then ``extra``: ``python -m arena.cli`` in any other directory
+    imports the package as installed (the wheel, under tox), not the checkout."""
+    return {**os.environ, **extra}
 
 
 def gin_arena_command(*args: str) -> list[str]:

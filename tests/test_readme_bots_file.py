@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from support import LONG, ROOT, cli_env, gin_arena
 
 from arena.cli.main import main
 from arena.seats.botspec import BotSpecError, load_bots_file
 
-ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 EXAMPLE = ROOT / "docs" / "examples" / "bots.toml"
 POINTER = 'README.md, "Bots files"'
@@ -99,19 +98,9 @@ def test_the_shipped_bots_file_plays_a_match(tmp_path: Path) -> None:
     python3 = Path(sys.executable).with_name("python3")
     if not python3.exists():
         pytest.skip("no python3 beside this Python: the example's commands need one")
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(python3.parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env = cli_env(PATH=os.pathsep.join([str(python3.parent), os.environ.get("PATH", "")]))
     match = ["match", "mine", "random", "--bots", str(EXAMPLE.relative_to(ROOT)), "--json"]
-    done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", *match, "--games", "1", "--sandbox", "none"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    done = gin_arena(*match, "--games", "1", "--sandbox", "none", env=env, timeout=LONG)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["bots"] == ["mine", "random"]

@@ -11,17 +11,16 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import ROOT, bound, cli_env, gin_arena
 
 from arena.cli.main import build_parser
 from arena.seats.sandbox import resolve_sandbox
 
-ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 FILE = re.compile(r"[\w.-]*(/[\w.-]+)+|[\w-]+\.(py|js|toml|jsonl|json|sqlite|html)")
 """A word that names a file: a path with a slash, or a name with a file's extension."""
@@ -130,10 +129,10 @@ def walk(cwd: Path, quick_only: bool) -> None:
     """Run the tour's lines in order in ``cwd`` (the repository's docs/ and bots/ linked in)."""
     for name in ("docs", "bots"):
         (cwd / name).symlink_to(ROOT / name)
-    env = dict(os.environ)
     # python3 in a line is this Python, with this checkout importable, as after pip install.
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env = cli_env(
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    )
     if not (Path(sys.executable).parent / "python3").exists():
         pytest.skip("no python3 beside this Python: the tour's bot commands need one")
     ran = 0
@@ -142,20 +141,11 @@ def walk(cwd: Path, quick_only: bool) -> None:
         if skipped(line) or (quick_only and not quick):
             continue
         argv = shortened(line)
-        stdin = None
+        stdin = ""
         if "<" in argv:
             at = argv.index("<")
             stdin, argv = (cwd / argv[at + 1]).read_text(encoding="utf-8"), argv[:at]
-        done = subprocess.run(
-            [sys.executable, "-m", "arena.cli", *argv],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-            env=env,
-            timeout=300,
-            check=False,
-        )
+        done = gin_arena(*argv, cwd=cwd, env=env, stdin=stdin, timeout=bound(300))
         assert done.returncode == 0, f"gin-arena {shlex.join(argv)}:\n{done.stderr}"
         assert "Traceback" not in done.stderr, f"gin-arena {shlex.join(argv)}:\n{done.stderr}"
         for written in outputs(argv):

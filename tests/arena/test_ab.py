@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from arena_support import hostile, process_alive, wait_until
-from support import ROOT, cli_env, gin_arena
+from support import COMMAND, GONE, gin_arena, start_gin_arena
 
 from arena.cli.main import main
 from arena.play.match import Match, Planned
@@ -208,23 +208,20 @@ def test_the_text_report_as_a_user_runs_it() -> None:
 
 
 def test_ctrl_c_reports_the_complete_deals_and_leaves_no_process() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "ab", "strong", f"{sys.executable} -m bots.greedy",
-         "--hands", "4000", "--seed", "2", "--jobs", "2", "--sandbox", "none", "--json"],
+    process = start_gin_arena(
+        "ab", "strong", f"{sys.executable} -m bots.greedy",
+        "--hands", "4000", "--seed", "2", "--jobs", "2", "--sandbox", "none", "--json",
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=ROOT,
-        env=cli_env(),
-        start_new_session=True,
     )  # fmt: skip
     try:
         # Wait until the workers have started their bots, then Ctrl-C the whole group.
-        assert wait_until(lambda: len(_descendants(process.pid)) >= 4, timeout=60)
+        assert wait_until(lambda: len(_descendants(process.pid)) >= 4, timeout=COMMAND)
         time.sleep(1.0)
         started = _descendants(process.pid)
         os.killpg(process.pid, signal.SIGINT)
-        out, err = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=COMMAND)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -235,7 +232,7 @@ def test_ctrl_c_reports_the_complete_deals_and_leaves_no_process() -> None:
     assert data["played"] < 4000
     assert data["difference"]["hands"] == 2 * data["difference"]["deals"] <= data["played"]
     # The workers and the bots they started are gone with the test.
-    assert wait_until(lambda: not any(process_alive(pid) for pid in started), timeout=10)
+    assert wait_until(lambda: not any(process_alive(pid) for pid in started), timeout=GONE)
 
 
 def _descendants(pid: int) -> set[int]:

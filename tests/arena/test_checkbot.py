@@ -7,13 +7,12 @@ import dataclasses
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from arena_support import CLOCK, HOSTILE, hostile
-from support import ROOT, cli_env
+from support import LONG, ROOT, gin_arena
 
 from arena.cli.check_bot import Check, check_bot
 from arena.play.referee import Clock
@@ -44,23 +43,8 @@ def test_the_javascript_example_passes_from_the_command_line(tmp_path: Path) -> 
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the JavaScript example cannot run")
     script = ROOT / "bots" / "examples" / "javascript" / "ginbot.js"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena.cli",
-            "check-bot",
-            f"node {script}",
-            "--games",
-            "1",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
+    done = gin_arena(
+        "check-bot", f"node {script}", "--games", "1", "--json", cwd=tmp_path, timeout=LONG
     )
     assert done.returncode == 0, done.stdout + done.stderr
     rows = json.loads(done.stdout)
@@ -98,22 +82,8 @@ def test_a_bot_that_ignores_quit_fails_that_check(tmp_path: Path) -> None:
 
 
 def test_the_command_exits_1_and_prints_a_line_per_check_on_failure(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena.cli",
-            "check-bot",
-            f"/bin/sh {HOSTILE / 'silent.sh'}",
-            "--startup-time",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
+    done = gin_arena(
+        "check-bot", f"/bin/sh {HOSTILE / 'silent.sh'}", "--startup-time", "1", cwd=tmp_path
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("FAIL  handshake") and "0 passed, 1 failed" in done.stdout
@@ -146,12 +116,9 @@ def test_a_slow_reply_is_named_and_counted_in_the_response_times(tmp_path: Path)
     """A bot that misses its time once: the check that failed names the request (its phase,
     hand and id), and the response times count it rather than leave it out."""
     bot = f"{sys.executable} {HERE / 'slow_once.py'} {tmp_path / 'slept'} 0.6"
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "arena.cli", "check-bot", bot, "--move-time", "0.2",
-            "--games", "1", "--quit-time", "0.5", "--sandbox", "none", "--json",
-        ],
-        capture_output=True, text=True, env=cli_env(), cwd=tmp_path, timeout=120, check=False,
+    done = gin_arena(
+        "check-bot", bot, "--move-time", "0.2", "--games", "1", "--quit-time", "0.5",
+        "--sandbox", "none", "--json", cwd=tmp_path, timeout=LONG,
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     problems = {row["check"]: row["detail"] for row in json.loads(done.stdout) if not row["ok"]}

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support import gin_arena
 
 from arena.cli.main import main
-
-ROOT = Path(__file__).resolve().parents[2]
 
 EXAMPLE = "AS 2S 3S 4S 7H 7D 7C KD QH 9C"
 EXAMPLE_TEXT = """\
@@ -235,33 +231,21 @@ def test_top_level_usage(capsys: pytest.CaptureFixture[str]) -> None:
 # For real: a separate Python process, as a user or a script runs it.
 
 
-def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
-
-
 def test_subprocess_text_and_json() -> None:
-    done = run_cli("solve", *EXAMPLE.split())
+    done = gin_arena("solve", *EXAMPLE.split())
     assert (done.returncode, done.stdout, done.stderr) == (0, EXAMPLE_TEXT, "")
-    done = run_cli("solve", OPENSPIEL, "--taken", "4D", "--json")
+    done = gin_arena("solve", OPENSPIEL, "--taken", "4D", "--json")
     assert done.returncode == 0
     assert json.loads(done.stdout)["discards"] == ["2C"]
 
 
 def test_subprocess_jsonl() -> None:
-    done = run_cli("solve", "--jsonl", stdin=JSONL_INPUT)
+    done = gin_arena("solve", "--jsonl", stdin=JSONL_INPUT)
     assert (done.returncode, done.stderr) == (1, "")
     check_jsonl_output(done.stdout)
 
 
 def test_subprocess_error_exit() -> None:
-    done = run_cli("solve", "AS", "AS")
+    done = gin_arena("solve", "AS", "AS")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "gin-arena solve: error: duplicate card 'AS' in 'AS AS'\n"

@@ -13,13 +13,12 @@ import argparse
 import io
 import json
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ROOT, cli_env
+from support import QUICK, ROOT, cli_env, gin_arena_command
 
 # rich is a dependency of the package (pip install -e '.[test]' brings it); in an interpreter
 # without it, these tests are skipped with the reason instead of stopping the whole collection.
@@ -64,8 +63,6 @@ from engine.rules import Rules
 from protocol import messages as m
 from protocol.views import Decision
 
-SPAWN_TIMEOUT = 30.0
-"""A bound against hangs for each expected screen, not a timing."""
 SEATING = Seating(0, ("ann", "random"))
 
 
@@ -553,14 +550,15 @@ PROMPT = r"(upcard|draw|discard)> |" + re.escape(PAUSE_PROMPT)
 
 def spawn(*args: str) -> Any:
     pexpect = pytest.importorskip("pexpect")
+    command = gin_arena_command("play", *args)
     child = pexpect.spawn(
-        sys.executable,
-        ["-m", "arena", "play", *args],
+        command[0],
+        command[1:],
         cwd=str(ROOT),
         env=cli_env(TERM="dumb", NO_COLOR="1"),
         dimensions=(50, 120),
         encoding="utf-8",
-        timeout=SPAWN_TIMEOUT,
+        timeout=QUICK,  # each expected screen
     )
     return child
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from arena_support import CLOCK, a_request, hostile, process_alive, read_pids, wait_until
+from support import COMMAND, GONE, QUICK
 
 from arena.play.match import Match
 from arena.play.referee import Referee
@@ -259,10 +260,10 @@ def start_orphan() -> int:
     """A process in a session of its own whose parent has exited: with this process a subreaper,
     it is our child."""
     done = subprocess.run(
-        [sys.executable, "-c", ORPHAN], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", ORPHAN], capture_output=True, text=True, timeout=COMMAND, check=True
     )
     pid = int(done.stdout)
-    assert wait_until(lambda: pid in reaper.children(), timeout=10), "the orphan is not ours"
+    assert wait_until(lambda: pid in reaper.children(), timeout=GONE), "the orphan is not ours"
     return pid
 
 
@@ -303,7 +304,7 @@ def test_close_ends_a_setsid_grandchild_and_a_daemon(tmp_path: Path) -> None:
         assert len(escapees) == 2
         assert all(process_alive(pid) for pid in escapees)
         assert wait_until(
-            lambda: all(reaper.session_of(pid) != conn.pid for pid in escapees), timeout=30
+            lambda: all(reaper.session_of(pid) != conn.pid for pid in escapees), timeout=QUICK
         ), "the escapees left the bot's session"
     finally:
         conn.close()

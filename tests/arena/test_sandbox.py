@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from arena_support import CLOCK, HOSTILE, hostile, wait_until
+from support import GONE, QUICK
 
 import bots
 from arena.play.referee import Clock, Referee
@@ -354,10 +355,10 @@ def test_close_ends_every_descendant_of_a_bot(sandboxed: bool, tmp_path: Path) -
     with closing(conn):
         conn.start(Referee(HOYLE, CLOCK).hello(0), START)
         # The child in the group, its setsid grandchild, the daemon.
-        assert wait_until(lambda: len(with_token(token)) == 3, timeout=30), with_token(token)
+        assert wait_until(lambda: len(with_token(token)) == 3, timeout=QUICK), with_token(token)
         if not sandboxed:  # the sandbox's working directory is its own, invisible here
             assert len((workdir / "children").read_text().split()) == 2
-    assert wait_until(lambda: not with_token(token), timeout=10), with_token(token)
+    assert wait_until(lambda: not with_token(token), timeout=GONE), with_token(token)
 
 
 @needs_bwrap
@@ -481,10 +482,10 @@ def test_a_sandbox_started_from_a_thread_outlives_the_thread_and_ends_at_close(
         thread.start()
         thread.join(START + 10)
         assert not thread.is_alive() and not errors, errors
-        assert wait_until(lambda: len(with_token(token)) == 3, timeout=30), with_token(token)
+        assert wait_until(lambda: len(with_token(token)) == 3, timeout=QUICK), with_token(token)
         conn.send(m.GameEnd(type="game_end", winner=0, scores=[0, 0], reason="normal"))
         assert conn.exit_code is None, "the bot died with the thread that started it"
-    assert wait_until(lambda: not with_token(token), timeout=10), with_token(token)
+    assert wait_until(lambda: not with_token(token), timeout=GONE), with_token(token)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="bots run as nobody only when the arena is root")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import cli_env
+from support import QUICK, SOAK, cli_env, start_gin_arena
 
 from arena.tournament.store import Store
 
@@ -36,11 +36,6 @@ pytestmark = [
 ]
 
 TOURNAMENT_BOTS = Path(__file__).resolve().parent / "tournament_bots"
-RUN_TIMEOUT = 420.0
-"""Seconds one tournament command may take here (a bound against hangs, not a timing)."""
-GONE_TIMEOUT = 20.0
-"""Seconds the processes of a killed run may take to die (PR_SET_PDEATHSIG acts at once; the
-bound is for a loaded machine)."""
 KILLS_PER_CAMPAIGN = 10
 """Two campaigns (bots in the workers, bots as processes): 20 kills in all."""
 KILL_SEED = 20_240_611
@@ -165,14 +160,13 @@ def start(place: Place, label: str, *args: str) -> subprocess.Popen[bytes]:
         (place.logs / f"{label}.out").open("wb") as out,
         (place.logs / f"{label}.err").open("wb") as err,
     ):
-        return subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", *args],
+        return start_gin_arena(
+            *args,
             cwd=place.run,
             env=cli_env(TMPDIR=str(place.tmp)),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
-            start_new_session=True,
         )
 
 
@@ -187,7 +181,7 @@ def finish(place: Place, label: str, *args: str) -> None:
     """Run the command to its end; it must succeed."""
     process = start(place, label, *args)
     try:
-        code = process.wait(timeout=RUN_TIMEOUT)
+        code = process.wait(timeout=SOAK)
     finally:
         if process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
@@ -332,10 +326,10 @@ def test_kill_9_at_random_moments_then_resume_plays_every_game_once_as_uninterru
                 hit = strike(process, kill, db)
                 tree = set(processes_under(killed.roots))
                 if hit:
-                    assert process.wait(timeout=30) == -signal.SIGKILL, output(killed, label)
+                    assert process.wait(timeout=QUICK) == -signal.SIGKILL, output(killed, label)
                 else:
-                    assert process.wait(timeout=RUN_TIMEOUT) == 0, output(killed, label)
-                gone = wait_until(lambda: not processes_under(killed.roots), GONE_TIMEOUT)
+                    assert process.wait(timeout=SOAK) == 0, output(killed, label)
+                gone = wait_until(lambda: not processes_under(killed.roots), QUICK)
                 assert gone, (
                     f"{label}: processes of the killed run survive it: "
                     f"{processes_under(killed.roots)} ({kill})"
@@ -343,7 +337,7 @@ def test_kill_9_at_random_moments_then_resume_plays_every_game_once_as_uninterru
             finally:
                 if process.poll() is None:
                     process.kill()
-                    process.wait(timeout=30)
+                    process.wait(timeout=QUICK)
             landed += hit
             now = game_rows(db) if db.exists() else {}
             assert set(now) <= set(planned), f"{label}: unplanned games {set(now) - set(planned)}"
@@ -464,7 +458,7 @@ def test_500_games_of_bot_processes_at_full_concurrency_leak_nothing(tmp_path: P
     process = start(place, "soak", *args)
     try:
         while process.poll() is None:
-            assert time.monotonic() - began < RUN_TIMEOUT, "the tournament did not finish"
+            assert time.monotonic() - began < SOAK, "the tournament did not finish"
             now = sample(process.pid, began, db, place)
             seen.update(now.bots)
             if process.poll() is None:  # still running when sampled: a sample of the run
@@ -472,7 +466,7 @@ def test_500_games_of_bot_processes_at_full_concurrency_leak_nothing(tmp_path: P
             time.sleep(0.5)
         elapsed = time.monotonic() - began
         code = process.wait()
-        gone = wait_until(lambda: not processes_under(place.roots), GONE_TIMEOUT)
+        gone = wait_until(lambda: not processes_under(place.roots), QUICK)
     finally:
         if process.poll() is None:
             with contextlib.suppress(ProcessLookupError):

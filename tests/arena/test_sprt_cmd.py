@@ -8,22 +8,15 @@ import re
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from support import COMMAND, LEAGUE, LONG, bound, gin_arena, installed_env, start_gin_arena
 
 
-def sprt(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "sprt", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+def sprt(cwd: Path, *args: str, timeout: float = LEAGUE) -> subprocess.CompletedProcess[str]:
+    return gin_arena("sprt", *args, cwd=cwd, env=installed_env(), timeout=timeout)
 
 
 def stored_games(db: Path) -> int:
@@ -88,31 +81,20 @@ def test_an_interrupted_test_resumes_to_the_same_verdict_and_games(tmp_path: Pat
     assert whole.returncode == 0, whole.stderr
     expected = json.loads(whole.stdout)
     assert expected["verdict"] == "H1"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "sprt",
-            "greedy",
-            "random",
-            "--seed",
-            "3",
-            "--db",
-            "cut.sqlite",
-            "--concurrency",
-            "1",
-        ],
+    proc = start_gin_arena(
+        *("sprt", "greedy", "random", "--seed", "3", "--db", "cut.sqlite", "--concurrency", "1"),
         cwd=tmp_path,
+        env=installed_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=False,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + LONG
     while stored_games(tmp_path / "cut.sqlite") < 6 and proc.poll() is None:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=60) in (0, 130)
+    assert proc.wait(timeout=COMMAND) in (0, 130)
     resumed = sprt(tmp_path, "--db", "cut.sqlite", "--resume", "--json")
     assert resumed.returncode == 0, resumed.stderr
     report = json.loads(resumed.stdout)
@@ -150,7 +132,15 @@ def test_a_resume_may_not_change_the_test(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_stronger_bot_accepts_h1(tmp_path: Path) -> None:
     done = sprt(
-        tmp_path, "strong", "greedy", "--seed", "1", "--db", "s.sqlite", "--json", timeout=1800
+        tmp_path,
+        "strong",
+        "greedy",
+        "--seed",
+        "1",
+        "--db",
+        "s.sqlite",
+        "--json",
+        timeout=bound(1800),
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import COMMAND
 
 import arena.tournament.store
 from arena.tournament.store import APPLICATION, FORMAT, GameRow, Store, StoreError
@@ -157,7 +158,7 @@ def crash_after(path: Path, how: str, *ids: int) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=COMMAND,
         check=False,
     )
     assert done.returncode == -signal.SIGKILL, done.stderr

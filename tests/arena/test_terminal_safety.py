@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from arena_support import HOSTILE
-from support import cli_env
+from support import gin_arena
 
 from arena.terminal import printable
 
@@ -68,16 +68,7 @@ def command(bots: Path) -> str:
 
 def cli(bots: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """``gin-arena ARGS`` as a user runs it, in the bots' directory, typing ``stdin``."""
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=bots,
-        env=cli_env(),
-        timeout=60,
-        check=False,
-    )
+    return gin_arena(*args, cwd=bots, stdin=stdin)
 
 
 @pytest.fixture(scope="module")

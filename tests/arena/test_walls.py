@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from arena_support import a_request, hostile, wait_until
+from support import GONE, LONG, RUN, gin_arena
 
 from arena.play.referee import Clock, GameOutcome, Referee
 from arena.seats import limits
@@ -102,7 +103,7 @@ def no_group_left() -> Iterator[None]:
     mine = f"gin-arena-{os.getpid()}-"
     before = set(groups_left(mine))
     yield
-    assert wait_until(lambda: not set(groups_left(mine)) - before, timeout=10), list(
+    assert wait_until(lambda: not set(groups_left(mine)) - before, timeout=GONE), list(
         groups_left(mine)
     )
 
@@ -145,7 +146,7 @@ def test_a_reply_flood_is_judged_at_once_and_the_referee_stays_small(tmp_path: P
     engine and pydantic loaded is about 60 MiB)."""
     script = f"""
 import json, resource, sys
-sys.path.insert(0, {str(Path(__file__).parent)!r})
+sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
 from pathlib import Path
 from test_walls import bot, first_legal, play
 tmp = Path({str(tmp_path)!r})
@@ -155,7 +156,7 @@ print(json.dumps({{"reason": outcome.reason, "failed": outcome.failure.seat,
                    "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=LONG, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.splitlines()[-1])
@@ -284,15 +285,10 @@ def test_two_bots_cannot_talk_through_locks_or_watches(tmp_path: Path) -> None:
 @needs_cgroups
 def test_pids_and_memory_reach_the_bot_from_the_command_line(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "arena.cli", "match", "greedy", shlex.join(walls("forkbomb"))),
-            *("--hands", "1", "--pids", "16", "--memory-mb", "300", "--logs", str(logs)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = gin_arena(
+        *("match", "greedy", shlex.join(walls("forkbomb"))),
+        *("--hands", "1", "--pids", "16", "--memory-mb", "300", "--logs", str(logs)),
+        timeout=LONG,
     )
     assert done.returncode == 0, done.stderr
     found = [
@@ -327,16 +323,11 @@ def test_the_wire_log_is_hidden_wherever_it_is(tmp_path: Path) -> None:
     script.write_text((Path(walls("peek")[1])).read_text())
     (home / "_wire.py").write_text((Path(walls("peek")[1]).parent / "_wire.py").read_text())
     log = home / "wire.log"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "arena.cli", "match", "greedy"),
-            shlex.join([sys.executable, str(script), "peek", str(log)]),
-            *("--hands", "2", "--log-wire", str(log), "--logs", str(tmp_path / "logs")),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = gin_arena(
+        *("match", "greedy"),
+        shlex.join([sys.executable, str(script), "peek", str(log)]),
+        *("--hands", "2", "--log-wire", str(log), "--logs", str(tmp_path / "logs")),
+        timeout=LONG,
     )
     assert done.returncode == 0, done.stderr
     assert '"hand"' in log.read_text()
@@ -356,16 +347,11 @@ def test_colluding_partners_cannot_signal_through_a_lock(tmp_path: Path) -> None
     would find it taken every time; here neither ever does."""
     collude = shlex.join(walls("collude"))
     logs = tmp_path / "logs"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "arena.cli", "match"),
-            *(collude, "greedy", collude, "greedy"),
-            *("--mode", "partnership", "--set", "game_target=25", "--logs", str(logs)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
+    done = gin_arena(
+        "match",
+        *(collude, "greedy", collude, "greedy"),
+        *("--mode", "partnership", "--set", "game_target=25", "--logs", str(logs)),
+        timeout=RUN,
     )
     assert done.returncode == 0, done.stderr
     last: dict[str, dict[str, Any]] = {}

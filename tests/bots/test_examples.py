@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from support import LONG
 
 from arena.play.match import Match
 from arena.play.referee import Clock, Referee
@@ -76,7 +77,7 @@ def c_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         [compiler, *C_FLAGS, "-o", str(binary), str(C_SOURCE)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=LONG,
         check=False,
     )
     assert build.returncode == 0, f"the C bot does not build with {C_FLAGS}:\n{build.stderr}"

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 import pytest
+from support import COMMAND
 from test_strong import OTHER, Table, deal, table_with_upcard
 
 from arena.play.match import Match
@@ -248,7 +249,7 @@ def test_the_command_line_refuses_a_bad_budget() -> None:
         check=False,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=COMMAND,
     )
     assert done.returncode == 2
     assert "bad budget 0.0" in done.stderr

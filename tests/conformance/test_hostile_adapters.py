@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import bound, gin_arena, installed_env
 
 from arena.conformance import runner
 from arena.conformance.reference import ReferenceEngine
@@ -37,13 +38,8 @@ def hostile(*args: str) -> str:
 
 
 def conformance(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "conformance", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,  # only to stop a hung test: the run itself waits on nothing
-        check=False,
-    )
+    # The timeout only stops a hung test: the run itself waits on nothing.
+    done = gin_arena("conformance", *args, env=installed_env(), timeout=bound(300))
     assert "Traceback" not in done.stdout + done.stderr, done.stderr
     return done
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from support import LEAGUE, ROOT, gin_arena, installed_env
 
 from arena.conformance import runner
 from arena.conformance.reference import ReferenceEngine
@@ -25,15 +26,8 @@ SCHEMAS = Path(runner.shipped_cases_dir()).parent
 CASES, _ = runner.load_cases()
 
 
-def conformance(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "conformance", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-        check=False,
-    )
+def conformance(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return gin_arena("conformance", *args, cwd=cwd, env=installed_env(), timeout=LEAGUE)
 
 
 def faulty(mode: str, *more: str) -> str:

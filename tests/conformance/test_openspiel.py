@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import LEAGUE, gin_arena, installed_env
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "docs" / "adapters" / "openspiel_adapter.py"
@@ -33,20 +33,10 @@ KNOWN = {
 
 
 def test_openspiel_differs_from_the_rules_where_it_is_known_to() -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "conformance",
-            "--engine",
-            f"{sys.executable} {ADAPTER}",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    done = gin_arena(
+        *("conformance", "--engine", f"{sys.executable} {ADAPTER}", "--json"),
+        env=installed_env(),
+        timeout=LEAGUE,
     )
     assert done.returncode == 1, done.stderr  # OpenSpiel fails some cases
     report = json.loads(done.stdout)

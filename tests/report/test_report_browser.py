@@ -32,7 +32,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 from arena_support import hostile
-from support import gin_arena
+from support import bound, gin_arena
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, Route
@@ -42,7 +42,8 @@ pytestmark = pytest.mark.slow
 SECTIONS = ("standings", "crosstable", "elo-history", "failures", "move-times", "games", "replay")
 TIMEOUT_MS = 60_000
 """Playwright's auto-waiting bound: generous, for a machine shared with other test runs."""
-CLI_TIMEOUT = 900.0
+CLI_TIMEOUT = bound(900.0)
+"""Each command that makes a report or its data: a bound against hangs, not a timing."""
 LOCAL_SCHEMES = ("data:", "about:", "blob:")
 """What the page may load besides its own file: nothing that leaves it."""
 MINUS = "\u2212"

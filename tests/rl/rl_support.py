@@ -6,7 +6,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from support import cli_env
+from support import LONG, cli_env
 
 from arena.play.referee import Referee
 from engine import Rules
@@ -24,7 +24,7 @@ def ready_name(command: Sequence[str], cwd: Path) -> str:
         text=True,
         cwd=cwd,
         env=cli_env(),
-        timeout=120,
+        timeout=LONG,
         check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -16,7 +16,7 @@ pytest.importorskip("pettingzoo")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "rl"))
 from linear import FEATURE_COUNT, save_weights  # noqa: E402
 from rl_support import ready_name  # noqa: E402
-from support import ROOT, cli_env, gin_arena  # noqa: E402 - after the skips
+from support import LEAGUE, LONG, ROOT, bound, cli_env, gin_arena  # noqa: E402 - after the skips
 
 EXAMPLE = ROOT / "docs" / "examples" / "rl"
 
@@ -29,13 +29,13 @@ def test_the_quick_training_run_makes_a_bot_that_beats_random(tmp_path: Path) ->
         capture_output=True,
         text=True,
         env=cli_env(),
-        timeout=900,
+        timeout=bound(900),
         check=False,
     )
     assert done.returncode == 0, done.stderr
     assert weights.is_file()
     bot = f"{sys.executable} {EXAMPLE / 'rl_linear.py'} {weights}"
-    match = gin_arena("match", bot, "random", "--games", "20", "--mirror", "--json", timeout=600)
+    match = gin_arena("match", bot, "random", "--games", "20", "--mirror", "--json", timeout=LEAGUE)
     assert match.returncode == 0, match.stderr
     result = json.loads(match.stdout)
     assert result["bots"][0] == "rl_linear"  # the script's name, not "bot"
@@ -54,7 +54,7 @@ def test_a_missing_or_malformed_weights_file_is_named(tmp_path: Path) -> None:
             text=True,
             env=cli_env(),
             input="",
-            timeout=120,
+            timeout=LONG,
             check=False,
         )
         assert done.returncode == 2

@@ -24,7 +24,7 @@ from bots.encoding import ACTIONS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 from arena_support import assert_gone, hostile  # noqa: E402 - the arena tests' helpers
-from support import cli_env  # noqa: E402
+from support import LONG, cli_env  # noqa: E402
 
 CLOCK = Clock(move=2.0, startup=10.0)
 
@@ -84,7 +84,7 @@ def test_gymnasium_make_works_after_import_gymnasium_alone(tmp_path: Path) -> No
         text=True,
         cwd=tmp_path,
         env=cli_env(),
-        timeout=120,
+        timeout=LONG,
         check=False,
     )
     assert done.returncode == 0, done.stderr
