@@ -15,8 +15,6 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from support import gin_arena
-
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec
 from arena.seats.process import BACKSTOP_SECONDS, QUIT_WAIT_SECONDS
@@ -152,7 +150,3 @@ def _dead(pid: int) -> bool:
 
 def _group_dead(pgid: int) -> bool:
     return not group_alive(pgid)
-
-
-run_cli = gin_arena
-"""The former name of :func:`support.gin_arena`, for a test module not yet switched to it."""

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from arena_support import run_cli
+from support import gin_arena
 
 from arena.cli.main import main
 from arena.play.match import Match, rotations
@@ -284,7 +284,7 @@ def test_the_cli_plays_each_format_to_the_end_and_judge_rechecks_it(
     bots: list[str], mode: str, tmp_path: Path
 ) -> None:
     record = tmp_path / "games.jsonl"
-    done = run_cli(
+    done = gin_arena(
         "match", *bots, "--mode", mode, "--seed", "11", "--json", "--record", str(record)
     )
     assert done.returncode == 0, done.stderr
@@ -294,15 +294,15 @@ def test_the_cli_plays_each_format_to_the_end_and_judge_rechecks_it(
     for game in result["games"]:
         assert game["reason"] == "normal" and game["winner"] is not None
         assert len(game["seats"]) == len(bots)
-    checked = run_cli("judge", str(record), "--mode", mode)
+    checked = gin_arena("judge", str(record), "--mode", mode)
     assert checked.returncode == 0, checked.stdout
     assert "OK (2 games" in checked.stdout
-    shown = run_cli("replay", str(record))
+    shown = gin_arena("replay", str(record))
     assert shown.returncode == 0 and "Game over:" in shown.stdout
 
 
 def test_the_readable_summary_of_a_partnership_match_names_the_teams() -> None:
-    done = run_cli(
+    done = gin_arena(
         "match",
         "random",
         "greedy",

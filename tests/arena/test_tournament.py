@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import LONG
 
 from arena.play.match import MatchError
 from arena.play.referee import Clock
@@ -529,7 +530,7 @@ def test_killing_the_workers_with_half_a_result_in_the_pipe_does_not_hang(tmp_pa
         [sys.executable, str(script)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=LONG,
         env=env,
         check=False,
     )

@@ -8,16 +8,15 @@ import contextlib
 import dataclasses
 import itertools
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from collections import Counter
 from math import comb
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import RUN, gin_arena
 
 from arena.play.match import rotations
 from arena.records.judge import judge
@@ -38,9 +37,6 @@ from engine.formats import TWO_PLAYER, format_named
 from engine.modes import Mode
 from engine.rules import Rules
 
-ROOT = Path(__file__).resolve().parents[2]
-RUN_TIMEOUT = 180.0
-"""Seconds any one command may take here (a bound against hangs, not a timing)."""
 MODES = list(Mode)
 SHORT = ("--set", "game_target=10")
 """Games of a hand or two: the formats' rules are what is tested here, not the bots."""
@@ -76,19 +72,9 @@ KEY_COLUMNS = (
 """Everything about a stored game but its timing and record."""
 
 
-def gin_arena(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``gin-arena ARGS`` in ``cwd``, as a user runs it (the source tree importable)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``gin-arena ARGS`` in ``cwd``, to its end, within the bound of a tournament."""
+    return gin_arena(*args, cwd=cwd, timeout=RUN)
 
 
 def listing(directory: Path) -> dict[str, bytes]:
@@ -520,9 +506,9 @@ def key_rows(path: Path) -> dict[int, tuple[Any, ...]]:
 def test_a_tournament_of_an_earlier_version_resumes(tmp_path: Path) -> None:
     two = ("--bot", "a=greedy", "--bot", "b=random", "--bot", "c=random", "--seed", "3")
     common = (*two, "--games-per-pair", "2", "--concurrency", "1", "--format", "csv", *SHORT)
-    whole = gin_arena(tmp_path, "tournament", *common, "--db", "whole.sqlite")
+    whole = cli(tmp_path, "tournament", *common, "--db", "whole.sqlite")
     assert whole.returncode == 0, whole.stderr
-    cut = gin_arena(tmp_path, "tournament", *common, "--db", "old.sqlite")
+    cut = cli(tmp_path, "tournament", *common, "--db", "old.sqlite")
     assert cut.returncode == 0, cut.stderr
     old = tmp_path / "old.sqlite"
     downgrade(old)
@@ -530,12 +516,12 @@ def test_a_tournament_of_an_earlier_version_resumes(tmp_path: Path) -> None:
         db.execute("DELETE FROM games WHERE id IN (2, 5, 6)")  # as if interrupted
     # `ratings` reads it as it is, and leaves it so.
     before = old.read_bytes()
-    rated = gin_arena(tmp_path, "ratings", "--db", "old.sqlite", "--format", "json")
+    rated = cli(tmp_path, "ratings", "--db", "old.sqlite", "--format", "json")
     assert rated.returncode == 0, rated.stderr
     assert json.loads(rated.stdout)["games"] == 3
     assert old.read_bytes() == before
 
-    resumed = gin_arena(tmp_path, "tournament", "--db", "old.sqlite", "--resume", *two)
+    resumed = cli(tmp_path, "tournament", "--db", "old.sqlite", "--resume", *two)
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming at 3 of 6 games" in resumed.stdout
     assert key_rows(old) == key_rows(tmp_path / "whole.sqlite")
@@ -604,7 +590,7 @@ def check_standings(data: dict[str, Any], played: dict[str, int], per_game: int)
 
 
 def test_a_three_player_tournament_end_to_end(tmp_path: Path) -> None:
-    done = gin_arena(
+    done = cli(
         tmp_path,
         "tournament",
         *("--mode", "three-player", "--bot", "a=greedy", "--bot", "b=random"),
@@ -625,7 +611,7 @@ def test_a_three_player_tournament_end_to_end(tmp_path: Path) -> None:
     for name in "abcd":  # three tables each, in each seat once a table
         assert Counter(r.seats.index(name) for r in rows if name in r.seats) == {0: 3, 1: 3, 2: 3}
 
-    as_json = gin_arena(tmp_path, "ratings", "--db", "t.sqlite", "--format", "json")
+    as_json = cli(tmp_path, "ratings", "--db", "t.sqlite", "--format", "json")
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
     assert (data["games"], data["mode"]) == (12, "three-player")
@@ -637,13 +623,13 @@ def test_a_three_player_tournament_end_to_end(tmp_path: Path) -> None:
         assert all(sum(wl) <= 6 for wl in b["crosstable"].values())  # met at two tables
     winners = Counter(r.winner for r in rows if r.winner is not None)
     assert sum(bots[n]["wins"] for n in "abcd") >= 2 * sum(winners.values())
-    as_table = gin_arena(tmp_path, "ratings", "--db", "t.sqlite")
+    as_table = cli(tmp_path, "ratings", "--db", "t.sqlite")
     assert as_table.returncode == 0, as_table.stderr
     assert as_table.stdout == rest.rsplit("seed 5 ", 1)[0]
 
 
 def test_a_partnership_tournament_end_to_end(tmp_path: Path) -> None:
-    done = gin_arena(
+    done = cli(
         tmp_path,
         "tournament",
         *("--mode", "partnership", "--bot", "a=greedy", "--bot", "b=random"),
@@ -671,7 +657,7 @@ def test_a_partnership_tournament_end_to_end(tmp_path: Path) -> None:
     for r in rows:
         assert r.winner is None or r.winner == f"{r.seats[r.side]} & {r.seats[r.side + 2]}"
 
-    as_json = gin_arena(tmp_path, "ratings", "--db", "p.sqlite", "--format", "json")
+    as_json = cli(tmp_path, "ratings", "--db", "p.sqlite", "--format", "json")
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
     assert (data["games"], data["mode"]) == (12, "partnership")
@@ -687,7 +673,7 @@ def test_a_partnership_tournament_end_to_end(tmp_path: Path) -> None:
 
 
 def test_a_hollywood_gauntlet(tmp_path: Path) -> None:
-    done = gin_arena(
+    done = cli(
         tmp_path,
         "tournament",
         *("--mode", "hollywood", "--kind", "gauntlet", "--bot", "a=greedy"),
@@ -721,20 +707,20 @@ def test_a_tournament_of_three_or_four_resumes_to_the_same_games(
         *("--bot", "c=random", "--bot", "d=greedy", *SHORT, *options),
         *("--seed", "21", "--format", "json"),
     )
-    whole = gin_arena(tmp_path, *args, "--concurrency", "1", "--db", "whole.sqlite")
+    whole = cli(tmp_path, *args, "--concurrency", "1", "--db", "whole.sqlite")
     assert whole.returncode == 0, whole.stderr
-    cut = gin_arena(tmp_path, *args, "--concurrency", "2", "--oversubscribe", "--db", "cut.sqlite")
+    cut = cli(tmp_path, *args, "--concurrency", "2", "--oversubscribe", "--db", "cut.sqlite")
     assert cut.returncode == 0, cut.stderr
     db = tmp_path / "cut.sqlite"
     with contextlib.closing(sqlite3.connect(db)) as connection, connection:
         connection.executemany("DELETE FROM games WHERE id = ?", [(k,) for k in lost])
-    resumed = gin_arena(tmp_path, "tournament", "--db", "cut.sqlite", "--resume")
+    resumed = cli(tmp_path, "tournament", "--db", "cut.sqlite", "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming at {total - len(lost)} of {total} games" in resumed.stdout
     assert f"Standings after {total} games ({mode})" in resumed.stdout
     # The random bots carry their generators from game to game: a deal is replayed whole.
     assert key_rows(db) == key_rows(tmp_path / "whole.sqlite")
-    rated = gin_arena(tmp_path, "ratings", "--db", "cut.sqlite", "--format", "json")
+    rated = cli(tmp_path, "ratings", "--db", "cut.sqlite", "--format", "json")
     assert json.loads(rated.stdout) == json.loads(whole.stdout)
 
 
@@ -764,7 +750,7 @@ def test_a_bot_that_cannot_start_forfeits_its_tables_games(tmp_path: Path, mode:
 
 
 def refused(cwd: Path, *args: str) -> str:
-    done = gin_arena(cwd, "tournament", *args)
+    done = cli(cwd, "tournament", *args)
     assert (done.returncode, done.stdout) == (2, ""), done.stderr
     assert "Traceback" not in done.stderr
     return done.stderr
@@ -791,7 +777,7 @@ def test_bad_tournaments_are_refused_before_anything_is_made(tmp_path: Path) -> 
 
 
 def test_resume_with_another_mode_is_refused_and_changes_nothing(tmp_path: Path) -> None:
-    done = gin_arena(
+    done = cli(
         tmp_path,
         "tournament",
         *("--mode", "three-player", "--bot", "a=greedy", "--bot", "b=random"),
@@ -806,8 +792,6 @@ def test_resume_with_another_mode_is_refused_and_changes_nothing(tmp_path: Path)
             "database 't.sqlite' holds another tournament; drop those options to resume it\n"
         )
         assert listing(tmp_path) == before
-    same = gin_arena(
-        tmp_path, "tournament", "--db", "t.sqlite", "--resume", "--mode", "three-player"
-    )
+    same = cli(tmp_path, "tournament", "--db", "t.sqlite", "--resume", "--mode", "three-player")
     assert same.returncode == 0, same.stderr
     assert "resuming at 3 of 3 games" in same.stdout
