@@ -3,9 +3,9 @@
 Importable by name from every test folder and from benchmarks/ (pytest puts tests/ on
 ``sys.path``: see ``conftest.py``)::
 
-    from support import COMMAND, gin_arena
+    from support import LONG, gin_arena
 
-    done = gin_arena("match", "greedy", "random", "--games", "2", cwd=tmp_path)
+    done = gin_arena("match", "greedy", "random", "--games", "2", cwd=tmp_path, timeout=LONG)
     assert done.returncode == 0, done.stderr
 
 **Timeouts** are bounds against hangs, never timings: a test that reaches one has failed anyway,
