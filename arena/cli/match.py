@@ -180,15 +180,7 @@ def run(args: argparse.Namespace) -> int:
         interrupt.check()
 
     if not args.json:
-        title = " v ".join(side_names(mode, shown))
-        print(
-            f"{title}: {count} {unit}s"
-            + ("" if mode is TWO_PLAYER else f", {mode}")
-            + (f", seed {seed}" if args.seed is not None else "")
-            + f", rules {args.rules or DEFAULT_PRESET}"
-            + (f" ({printable(', '.join(args.options))})" if args.options else "")
-            + (", mirrored" if args.mirror else "")
-        )
+        print(_heading(args, side_names(mode, shown), count, unit, mode=mode, seed=seed))
     try:
         try:
             with interrupt:
@@ -220,6 +212,26 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(summary(result, unit, points, terminal_width()))
     return 0
+
+
+def _heading(
+    args: argparse.Namespace,
+    sides: Sequence[str],
+    count: int,
+    unit: str,
+    *,
+    mode: Format,
+    seed: int,
+) -> str:
+    """The first line of a match: who plays, how much, in which format, seed and rules."""
+    return (
+        f"{' v '.join(sides)}: {count} {unit}s"
+        + ("" if mode is TWO_PLAYER else f", {mode}")
+        + (f", seed {seed}" if args.seed is not None else "")
+        + f", rules {args.rules or DEFAULT_PRESET}"
+        + (f" ({printable(', '.join(args.options))})" if args.options else "")
+        + (", mirrored" if args.mirror else "")
+    )
 
 
 def describe(report: GameReport, names: Sequence[str], unit: str) -> str:

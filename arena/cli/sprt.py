@@ -9,7 +9,6 @@ import datetime
 import json
 import math
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Final
 
@@ -33,7 +32,7 @@ from arena.cli.options import (
     seed_given,
 )
 from arena.play.match import MatchError
-from arena.seats.botspec import resolve
+from arena.seats.botspec import BotSpec, resolve
 from arena.stats.sprt import (
     SCORE_CLAMP,
     Pentanomial,
@@ -46,9 +45,8 @@ from arena.stats.sprt import (
     score_to_elo,
 )
 from arena.terminal import printable
-from arena.tournament.config import Config, bot_digest, new_config, schedule
-from arena.tournament.runner import Venue, probe
-from arena.tournament.runner import run as play_games
+from arena.tournament import event
+from arena.tournament.config import schedule
 from arena.tournament.store import GameRow, Store, StoreError
 
 HELP = "is one bot stronger than another? an SPRT over mirrored deal pairs"
@@ -149,88 +147,73 @@ def _parameters(args: argparse.Namespace, stored: dict[str, Any] | None) -> dict
 
 def run(args: argparse.Namespace) -> int:
     check_concurrency(args.concurrency, args.oversubscribe)
+    params: dict[str, Any] = {}
     if args.resume:
-        if args.db is None:
-            raise ValueError("--resume needs --db PATH: the database of the test to continue")
-        store = Store.open(args.db, lock=True)
-        try:
+
+        def check(store: Store) -> None:
             stored = store.meta(META)
             if stored is None:
                 raise StoreError(f"{str(args.db)!r} is a tournament, not an SPRT")
-            params = _parameters(args, json.loads(stored))
-            config = Config.from_stored(store.config(), repr(str(args.db)))
-        except BaseException:
-            store.close()
-            raise
-        db = args.db
+            params.update(_parameters(args, json.loads(stored)))
+
+        opening = event.resume(args.db, event.SPRT, {}, check=check)
     else:
         if args.new is None or args.base is None:
             raise ValueError("name the two bots: gin-arena sprt NEW BASE")
-        params = _parameters(args, None)
-        known = bots_file_from(args.bots)
-        new, base = resolve(args.new, known), resolve(args.base, known)
-        if new.name == base.name:  # greedy v greedy: each its own name
-            new = resolve(args.new, known, name=f"{new.name}#new")
-            base = resolve(args.base, known, name=f"{base.name}#base")
-        given: dict[str, Any] = {
-            "games_per_pair": params["max_games"],
-            "mirror": True,
-            "in_process": not args.subprocess,
-        }
-        if seed_given(args.seed) is not None:
-            given["seed"] = args.seed
-        rules = rules_given(args.rules, args.options)
-        if rules is not None:
-            given["rules"] = rules
-        clock = clock_given(args)
-        if clock:
-            given["clock"] = clock
-        given.update(limits_given(args))
-        config = new_config((new, base), **given)
-        db = args.db or Path(datetime.datetime.now().strftime("sprt-%Y%m%d-%H%M%S.sqlite"))
-        if db.exists():
-            raise StoreError(
-                f"{str(db)!r} already exists: continue it with --resume, or choose another --db"
-            )
-    sandbox = sandbox_from(args.sandbox, config.bots, config.in_process)
-    secret = [db.resolve()] + [Path(f"{db.resolve()}{end}") for end in ("-wal", "-shm")]
-    logs = logs_from(args.logs)
-    venue = Venue(
-        sandbox="bwrap" if sandbox is not None else "none",
-        hidden=tuple(str(p) for p in secret),
-        logs=None if logs is None else str(logs),
-    )
-    if not args.resume:
-        with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
-            try:
-                versions = probe(config, Path(scratch), venue)
-            except MatchError as error:
-                why = printable(str(error), lines=True)  # may end with the bot's stderr
-                print(f"gin-arena sprt: {why}; no game was played", file=sys.stderr)
-                return 1
-        store = Store.create(
-            db,
-            config.to_json(),
-            [
-                (spec.name, spec.command_line, versions[spec.name], bot_digest(spec))
-                for spec in config.bots
-            ],
-        )
-        store.set_meta(META, json.dumps(params, sort_keys=True))
+        params.update(_parameters(args, None))
+        default = datetime.datetime.now().strftime("sprt-%Y%m%d-%H%M%S.sqlite")
+        opening = event.new(args.db, event.SPRT, _bots(args), _given(args, params), default)
     try:
-        return _test(args, config, store, venue, params, db)
-    finally:
-        store.close()
+        config = opening.config
+        sandbox = sandbox_from(args.sandbox, config.bots, config.in_process)
+        venue = event.venue_of(opening.db, sandbox, logs_from(args.logs))
+        try:
+            ready = opening.open(venue, meta={META: json.dumps(params, sort_keys=True)})
+        except MatchError as error:
+            why = printable(str(error), lines=True)  # may end with the bot's stderr
+            print(f"gin-arena sprt: {why}; no game was played", file=sys.stderr)
+            opening.close()
+            return 1
+        try:
+            return _test(args, ready, params)
+        finally:
+            ready.close()
+    except BaseException:
+        opening.close()
+        raise
 
 
-def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
-    args: argparse.Namespace,
-    config: Config,
-    store: Store,
-    venue: Venue,
-    params: dict[str, Any],
-    db: Path,
-) -> int:
+def _bots(args: argparse.Namespace) -> tuple[BotSpec, BotSpec]:
+    """NEW and BASE, each with a name of its own (greedy v greedy: greedy#new, greedy#base)."""
+    known = bots_file_from(args.bots)
+    new, base = resolve(args.new, known), resolve(args.base, known)
+    if new.name == base.name:
+        new = resolve(args.new, known, name=f"{new.name}#new")
+        base = resolve(args.base, known, name=f"{base.name}#base")
+    return new, base
+
+
+def _given(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """A new test's configuration options: every game a mirrored pair, up to --max-games."""
+    given: dict[str, Any] = {
+        "games_per_pair": params["max_games"],
+        "mirror": True,
+        "in_process": not args.subprocess,
+    }
+    if seed_given(args.seed) is not None:
+        given["seed"] = args.seed
+    rules = rules_given(args.rules, args.options)
+    if rules is not None:
+        given["rules"] = rules
+    clock = clock_given(args)
+    if clock:
+        given["clock"] = clock
+    given.update(limits_given(args))
+    return given
+
+
+def _test(args: argparse.Namespace, ready: event.Event, params: dict[str, Any]) -> int:
+    config, store, db = ready.config, ready.store, ready.db
     new, base = (spec.name for spec in config.bots)
     pair_of: dict[int, int] = {}  # game number -> the deal's first game number
     for task in schedule(config):
@@ -278,7 +261,7 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
 
     if verdict is Verdict.CONTINUE:
         with contextlib.suppress(Decided):  # the test is decided: the games in flight stop
-            play_games(config, store, args.concurrency, on_game, venue=venue)
+            ready.play(args.concurrency, on_game)
     p = tally.p
     if (
         decided is None
@@ -286,6 +269,21 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
         and decide(p, elo0, elo1, alpha, beta)[0] is not Verdict.CONTINUE
     ):
         store.set_meta(DECIDED, json.dumps(list(p.counts)))
+    _report(args, p, params, (new, base), db)
+    return 0
+
+
+def _report(
+    args: argparse.Namespace,
+    p: Pentanomial,
+    params: dict[str, Any],
+    bots: tuple[str, str],
+    db: Path,
+) -> None:
+    """The test's result: one JSON object with --json, else the verdict in words."""
+    new, base = bots
+    elo0, elo1, alpha, beta = params["elo0"], params["elo1"], params["alpha"], params["beta"]
+    shown_new, shown_base = printable(new), printable(base)
     verdict, value, (low, high) = (
         decide(p, elo0, elo1, alpha, beta)
         if p.pairs
@@ -313,7 +311,7 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
     }
     if args.json:
         print(json.dumps(report, indent=2))
-        return 0
+        return
     what = {
         Verdict.H1: f"H1 accepted: {shown_new} is stronger than {shown_base} by at least "
         f"{elo1:g} Elo",
@@ -327,7 +325,6 @@ def _test(  # noqa: PLR0917 - the one caller passes what run() prepared
         f"LLR {value:+.2f} of [{low:+.2f}, {high:+.2f}]; "
         + (f"{elo_words(elo, lo, hi)}; LOS {100 * report['los']:.1f}%" if p.pairs else "no Elo")
     )
-    return 0
 
 
 CLAMP_ELO: Final = score_to_elo(1 - SCORE_CLAMP)

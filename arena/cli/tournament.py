@@ -7,7 +7,6 @@ import dataclasses
 import datetime
 import shlex
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,23 +39,16 @@ from arena.play.match import MatchError
 from arena.seats import wire
 from arena.seats.botspec import resolve
 from arena.terminal import printable
-from arena.tournament import cluster
+from arena.tournament import cluster, event
 from arena.tournament.config import (
     KINDS,
     RESTARTS,
-    Config,
     Task,
-    bot_digest,
     check_anchor,
-    check_bots,
-    new_config,
-    resume_config,
     schedule,
 )
-from arena.tournament.runner import Venue, probe
-from arena.tournament.runner import run as play_games
 from arena.tournament.standings import render, standings
-from arena.tournament.store import GameRow, Store, StoreError
+from arena.tournament.store import GameRow
 from bots import DEFAULT_TOURNAMENT
 from engine.formats import TWO_PLAYER
 
@@ -204,86 +196,50 @@ def run(args: argparse.Namespace) -> int:
     logs = logs_from(args.logs)
     given = _given(args)
     if args.resume:
-        if args.db is None:
-            raise ValueError("--resume needs --db PATH: the database of the tournament to finish")
-        db: Path = args.db
-        where = repr(str(db))
-        store = Store.open(db, lock=True)
-        try:
-            config = resume_config(Config.from_stored(store.config(), where), where, **given)
-            check_bots(config, {name: row[2] for name, row in store.bots().items()}, where)
-        except BaseException:
-            store.close()
-            raise
+        opening = event.resume(args.db, event.TOURNAMENT, given)
     else:
         bots = given.pop("bots", None) or tuple(resolve(name) for name in DEFAULT_TOURNAMENT)
-        config = new_config(bots, **given)
-        db = args.db or Path(datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S.sqlite"))
-        if db.exists():
-            raise StoreError(
-                f"{str(db)!r} already exists: resume it with --resume, or choose another --db"
-            )
-    check_anchor(args.anchor, config)
-    sandbox = sandbox_from(args.sandbox, config.bots, config.in_process)
-    secret = [db.resolve()] + [Path(f"{db.resolve()}{end}") for end in ("-wal", "-shm")]
-    venue = Venue(
-        sandbox="bwrap" if sandbox is not None else "none",
-        hidden=tuple(str(p) for p in secret),
-        logs=None if logs is None else str(logs),
-    )
+        default = datetime.datetime.now().strftime("tournament-%Y%m%d-%H%M%S.sqlite")
+        opening = event.new(args.db, event.TOURNAMENT, bots, given, default)
     ray = None
-    if args.ray is not None:
-        try:
-            ray = cluster.connect(args.ray)
-            found = cluster.probe(ray, config, venue)
-        except cluster.ClusterError as error:
-            if args.resume:
-                store.close()
-            _no_game(error)
-            if ray is not None:
-                cluster.disconnect()
-            return 1
-        if args.format == "table":
-            cpus = sum(node.cpus for node in found)
-            where = printable(args.ray)
-            print(f"Ray cluster {where}: {plural(len(found), 'node')}, {cpus} CPUs", flush=True)
-    if args.resume:
-        try:
-            if len(store.done()) < sum(len(task.games) for task in schedule(config)):
-                with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
-                    probe(config, Path(scratch), venue)
-        except MatchError as error:
-            store.close()
-            _no_game(error)
-            return 1
-        except BaseException:
-            store.close()
-            raise
-    else:
-        with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
-            try:
-                versions = probe(config, Path(scratch), venue)
-            except MatchError as error:
-                _no_game(error)
-                return 1
-        store = Store.create(
-            db,
-            config.to_json(),
-            [
-                (spec.name, spec.command_line, versions[spec.name], bot_digest(spec))
-                for spec in config.bots
-            ],
-        )
-        args.db = db
     try:
-        return _play(args, config, store, venue)
+        config = opening.config
+        check_anchor(args.anchor, config)
+        sandbox = sandbox_from(args.sandbox, config.bots, config.in_process)
+        venue = event.venue_of(opening.db, sandbox, logs)
+        if args.ray is not None:
+            try:
+                ray = cluster.connect(args.ray)
+                found = cluster.probe(ray, config, venue)
+            except cluster.ClusterError as error:
+                _no_game(error)
+                opening.close()
+                return 1
+            if args.format == "table":
+                cpus = sum(node.cpus for node in found)
+                where = printable(args.ray)
+                print(f"Ray cluster {where}: {plural(len(found), 'node')}, {cpus} CPUs", flush=True)
+        try:
+            ready = opening.open(venue)
+        except MatchError as error:
+            _no_game(error)
+            opening.close()
+            return 1
+        args.db = opening.db
+        try:
+            return _play(args, ready)
+        finally:
+            ready.close()
+    except BaseException:
+        opening.close()
+        raise
     finally:
-        store.close()
         if ray is not None:
             cluster.disconnect()
 
 
-def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) -> int:
+def _play(args: argparse.Namespace, ready: event.Event) -> int:
+    config, store = ready.config, ready.store
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -339,17 +295,7 @@ def _play(args: argparse.Namespace, config: Config, store: Store, venue: Venue) 
                 print(f"games {len(games)}/{total}  {status}", file=sys.stderr, flush=True)
 
         try:
-            if args.ray is not None:
-                cluster.run(cluster.connect(args.ray), config, store, on_game, venue=venue)
-            else:
-                play_games(
-                    config,
-                    store,
-                    args.concurrency,
-                    on_game,
-                    workdir=None if venue.logs is None else Path(venue.logs),
-                    venue=venue,
-                )
+            ready.play(args.concurrency, on_game, args.ray)
         except KeyboardInterrupt:
             progress.stop()
             print(

@@ -362,21 +362,8 @@ class Match:
                 lineup.close()  # bots of another leg: a process plays one leg only
             lineup.start_all()
             result.versions = list(lineup.versions)
-            writer = None
-            if record is not None:
-                writer = Writer(
-                    record,
-                    date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-                    match=self.record_tags
-                    if self.record_tags is not None
-                    else {
-                        "seed": self.seed,
-                        "mirror": self.mirror,
-                        "single_hands": self.single_hands,
-                        **({} if self.mode is TWO_PLAYER else {"mode": self.mode.name}),
-                    },
-                )
-                referee.recorder = writer
+            writer = None if record is None else self._writer(record)
+            referee.recorder = writer
             after: int | None = None  # the game after which bots were closed, for the message
             last: int | None = None  # the game played last
             for planned in games:
@@ -393,15 +380,7 @@ class Match:
                     raise MatchError(message, error.bot) from None
                 lineup.leg = planned.leg
                 if writer is not None:
-                    writer.bots = [
-                        BotTag(
-                            name=names[b],
-                            command=self.bots[b].command_line,
-                            version=lineup.versions[b],
-                            author=lineup.authors[b],
-                        )
-                        for b in seats
-                    ]
+                    writer.bots = self._bot_tags(lineup, seats)
                 outcome = referee.play_game(
                     lineup.connections(seats),
                     deal_seed,
@@ -424,6 +403,34 @@ class Match:
                 after = number
         result.games.sort(key=lambda g: g.number)  # played leg after leg; reported by number
         return result
+
+    def _writer(self, record: IO[str]) -> Writer:
+        """The record's writer, its ``match`` tags the match's own (seed, mirror, format)."""
+        return Writer(
+            record,
+            date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            match=self.record_tags
+            if self.record_tags is not None
+            else {
+                "seed": self.seed,
+                "mirror": self.mirror,
+                "single_hands": self.single_hands,
+                **({} if self.mode is TWO_PLAYER else {"mode": self.mode.name}),
+            },
+        )
+
+    def _bot_tags(self, lineup: Lineup, seats: Sequence[int]) -> list[BotTag]:
+        """The bots of a game as its record names them, by player."""
+        names = self.names()
+        return [
+            BotTag(
+                name=names[b],
+                command=self.bots[b].command_line,
+                version=lineup.versions[b],
+                author=lineup.authors[b],
+            )
+            for b in seats
+        ]
 
 
 class Lineup:

@@ -164,25 +164,8 @@ class Referee:
         game = fmt.new_session(self.rules, seed, first_dealer, decks[0] if decks else None)
         started = time.perf_counter()
         if self.recorder:
-            self._record(
-                self.recorder.game_start,
-                {
-                    "game": number,
-                    "seed": seed,
-                    "rules": self.rules.to_dict(),
-                    "engine_version": engine_version,
-                    "protocol_version": m.PROTOCOL_VERSIONS[-1],
-                    **({} if fmt is TWO_PLAYER else {"mode": fmt.name}),
-                    "first_dealer": game.dealer,
-                    "single_hand": single_hand,
-                    "time": {
-                        "move": self.clock.move,
-                        "bank": self.clock.bank,
-                        "grace": self.clock.grace,
-                    },
-                    **(tags or {}),
-                },
-            )
+            opening = self._game_tags(fmt, number, seed, game.dealer, single_hand)
+            self._record(self.recorder.game_start, {**opening, **(tags or {})})
         try:
             for player in range(fmt.players):
                 start = _game_start(fmt, number, player, self.rules, names)
@@ -227,6 +210,22 @@ class Referee:
         except Exception as error:  # any other error is the referee's own: see the module
             return self._referee_failed(game, fmt, seats, started, error)
         return self._decided(game, fmt, seats, started, single_hand)
+
+    def _game_tags(
+        self, fmt: Format, number: int, seed: int, first_dealer: int, single_hand: bool
+    ) -> dict[str, object]:
+        """What a record says of a game before its first hand (see docs/RECORDS.md)."""
+        return {
+            "game": number,
+            "seed": seed,
+            "rules": self.rules.to_dict(),
+            "engine_version": engine_version,
+            "protocol_version": m.PROTOCOL_VERSIONS[-1],
+            **({} if fmt is TWO_PLAYER else {"mode": fmt.name}),
+            "first_dealer": first_dealer,
+            "single_hand": single_hand,
+            "time": {"move": self.clock.move, "bank": self.clock.bank, "grace": self.clock.grace},
+        }
 
     def _referee_failed(
         self,
@@ -313,7 +312,11 @@ class Referee:
 
     def _play_hand(self, game: Session, seats: list[_Seat], fmt: Format) -> HandResult:
         """Play the current hand to its end. ``seats`` are by player; the hand's seats 0 and 1
-        are ``game.seated``."""
+        are ``game.seated``.
+
+        Longer than 80 lines on purpose: its loop runs for every move of every game, and keeps
+        what it looks up in locals of this one frame (the referee's time per move is in the
+        README's performance table); the steps around the loop are few and read in order."""
         hand = game.hand
         players = game.seated
         relative = fmt.relative_seats

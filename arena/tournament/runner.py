@@ -158,28 +158,7 @@ def run_task(
         launch = venue.launch(config)
     except ValueError as error:  # the sandbox asked for is not available on this machine
         return left(REFEREE, None, f"cannot run the bots here: {error}")
-    tags: dict[str, Any] = {
-        "tournament": config.kind,
-        "seed": str(config.seed),
-        "mirror": config.mirror,
-    }
-    tags["pair" if config.mode.players == 2 else "table"] = list(names)
-    match = Match(
-        bots,
-        config.rules,
-        config.clock,
-        games=len(task.games),
-        in_process=launch.in_process,
-        memory_mb=launch.memory_mb,
-        cpu_seconds=launch.cpu_seconds,
-        pids=launch.pids,
-        sandbox=launch.sandbox,
-        hidden=launch.hidden,
-        workdir=Path(workdir),
-        record_tags=tags,
-        mode=config.mode,
-        restart_each_game=config.restart == "game",
-    )
+    match = _task_match(config, task, launch, Path(workdir))
     keep = keep and config.restart == "failure"
     lineup = _lineup_for(match, Path(workdir), keep)
     # The kept bots played this leg of other deals: they play it here first, then are closed.
@@ -199,6 +178,34 @@ def run_task(
             workers.kept.pop(_KEPT, None)
             lineup.close()
     return rows
+
+
+def _task_match(config: Config, task: Task, launch: Launch, workdir: Path) -> Match:
+    """The match of a task's games: its table's bots, launched as ``launch`` says, each game's
+    record tagged with the tournament's kind, seed and the table."""
+    bots = tuple(config.bots[k] for k in task.table)
+    tags: dict[str, Any] = {
+        "tournament": config.kind,
+        "seed": str(config.seed),
+        "mirror": config.mirror,
+        ("pair" if config.mode.players == 2 else "table"): [b.name for b in bots],
+    }
+    return Match(
+        bots,
+        config.rules,
+        config.clock,
+        games=len(task.games),
+        in_process=launch.in_process,
+        memory_mb=launch.memory_mb,
+        cpu_seconds=launch.cpu_seconds,
+        pids=launch.pids,
+        sandbox=launch.sandbox,
+        hidden=launch.hidden,
+        workdir=workdir,
+        record_tags=tags,
+        mode=config.mode,
+        restart_each_game=config.restart == "game",
+    )
 
 
 def _row(mode: Format, report: GameReport, names: Sequence[str], record: str) -> GameRow:
