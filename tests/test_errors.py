@@ -31,9 +31,9 @@ PRIVATE = {
     "arena.records.judge and returned as a verdict",
     "arena.cli.sprt.Decided": "a BaseException on purpose: the SPRT's decision stops the games "
     "through every except Exception of the tournament it runs, and is caught by the command",
-    "arena.conformance.runner.CaseFailure": "an AssertionError: a conformance case an engine "
+    "arena.conformance.caseformat.CaseFailure": "an AssertionError: a conformance case an engine "
     "fails, reported by the runner, never raised out of it",
-    "arena.conformance.runner.CaseSkipped": "a case the engine does not support, reported by "
+    "arena.conformance.caseformat.CaseSkipped": "a case the engine does not support, reported by "
     "the runner as skipped, never raised out of it",
 }
 """Exception classes exempt from the rule, each with the reason."""

@@ -22,7 +22,7 @@ import pydantic
 import pytest
 
 from arena.cli.main import build_parser
-from arena.conformance.runner import load_cases
+from arena.conformance.caseformat import load_cases
 from arena.records.record import LINE_ADAPTER, ActionLine, HandEndLine
 from engine.formats import new_session
 from engine.hand import (

@@ -8,19 +8,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.conformance.reference import ReferenceEngine
-from arena.conformance.remote import AdapterError, AdapterProcess
-from arena.conformance.runner import (
+from arena.conformance.caseformat import (
     Case,
     Outcome,
-    Subject,
     coverage,
     known_ids,
     load_cases,
-    run_case,
     select,
     summary,
 )
+from arena.conformance.reference import ReferenceEngine
+from arena.conformance.remote import AdapterError, AdapterProcess
+from arena.conformance.runner import Subject, run_case
 from arena.terminal import printable
 
 HELP = "run the conformance cases against this engine or another"

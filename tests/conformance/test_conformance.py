@@ -11,28 +11,28 @@ from pathlib import Path
 
 import pytest
 
-from arena.conformance import runner
+from arena.conformance import caseformat, compare, runner
 from arena.conformance.reference import ReferenceEngine
 from engine.cards import parse_card
 
-CASES, BROKEN = runner.load_cases()
-CASES_DIR = runner.shipped_cases_dir()
+CASES, BROKEN = caseformat.load_cases()
+CASES_DIR = caseformat.shipped_cases_dir()
 ENGINE = ReferenceEngine()
 
 
-def run_case(case: runner.Case) -> None:
-    """Run ``case`` on the reference engine; raise :class:`runner.CaseFailure` if it fails."""
+def run_case(case: caseformat.Case) -> None:
+    """Run ``case`` on the reference engine; raise :class:`caseformat.CaseFailure` if it fails."""
     outcome = runner.run_case(case, ENGINE)
     assert outcome.status != "skip", f"the reference engine skipped {case.id}: {outcome.message}"
     if outcome.status == "fail":
-        raise runner.CaseFailure(case.id, outcome.where, outcome.message)
+        raise caseformat.CaseFailure(case.id, outcome.where, outcome.message)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_case(case: runner.Case) -> None:
+def test_case(case: caseformat.Case) -> None:
     try:
         run_case(case)
-    except runner.CaseFailure as failure:
+    except caseformat.CaseFailure as failure:
         pytest.fail(f"{failure}\n  ({Path(case.path).name}: {case.title})", pytrace=False)
 
 
@@ -59,7 +59,7 @@ def test_case_files_are_two_space_json() -> None:
 def test_enough_cases_of_every_kind() -> None:
     kinds = Counter(case.kind for case in CASES)
     assert len(CASES) >= 70
-    assert set(kinds) == set(runner.KINDS), kinds
+    assert set(kinds) == set(caseformat.KINDS), kinds
 
 
 def test_deck_convention() -> None:
@@ -68,27 +68,29 @@ def test_deck_convention() -> None:
     p0 = ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC"]
     p1 = ["AD", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD"]
     deal = {"hands": [p0, p1], "upcard": "KS", "stock": ["QS", "JC"]}
-    names = runner.build_deck(deal, dealer=0)
+    names = compare.build_deck(deal, dealer=0)
     assert names[:4] == ["AD", "AC", "2D", "2C"]
     assert names[18:24] == ["TD", "TC", "KS", "QS", "JC", "QC"]
     assert names[-1] == "JS" and len({parse_card(n) for n in names}) == 52
-    names = runner.build_deck(deal, dealer=1)
+    names = compare.build_deck(deal, dealer=1)
     assert names[:4] == ["AC", "AD", "2C", "2D"]
 
 
 def test_a_malformed_case_is_reported() -> None:
-    case = runner.Case({"id": "Bad Id", "title": "x", "covers": ["R1"], "kind": "meld"}, "x.json")
-    with pytest.raises(runner.CaseFailure, match="bad or no id"):
+    case = caseformat.Case(
+        {"id": "Bad Id", "title": "x", "covers": ["R1"], "kind": "meld"}, "x.json"
+    )
+    with pytest.raises(caseformat.CaseFailure, match="bad or no id"):
         run_case(case)
-    case = runner.Case({"id": "x", "title": "x", "covers": ["R99"], "kind": "meld"}, "x.json")
-    with pytest.raises(runner.CaseFailure, match="unknown IDs"):
+    case = caseformat.Case({"id": "x", "title": "x", "covers": ["R99"], "kind": "meld"}, "x.json")
+    with pytest.raises(caseformat.CaseFailure, match="unknown IDs"):
         run_case(case)
 
 
 def test_every_mode_has_game_cases() -> None:
     games = [case for case in CASES if case.kind == "game"]
     modes = Counter(str(case.data.get("mode", "two-player")) for case in games)
-    assert set(modes) == set(runner.MODES), modes
+    assert set(modes) == set(caseformat.MODES), modes
     assert all(n >= 3 for n in modes.values()), modes
 
 
@@ -99,7 +101,7 @@ def test_the_first_dealing_seat_of_each_mode() -> None:
     assert [runner.first_seat("partnership", team) for team in (0, 1)] == [0, 1]
 
 
-def _game_case(**changes: object) -> runner.Case:
+def _game_case(**changes: object) -> caseformat.Case:
     """A copy of a format case (``case_id``, default partnership-sum-rule-shutout) with top-level
     fields, or the first deal's ``expect_*`` keys, changed."""
     case_id = changes.pop("case_id", "partnership-sum-rule-shutout")
@@ -109,7 +111,7 @@ def _game_case(**changes: object) -> runner.Case:
     for key, value in changes.items():
         target = first_deal if key.startswith("expect_") else data
         target[key] = value
-    return runner.Case(data, base.path)
+    return caseformat.Case(data, base.path)
 
 
 @pytest.mark.parametrize(
@@ -143,23 +145,23 @@ def _game_case(**changes: object) -> runner.Case:
     ],
 )
 def test_a_malformed_format_case_is_reported(changes: dict[str, object], message: str) -> None:
-    with pytest.raises(runner.CaseFailure, match=message):
+    with pytest.raises(caseformat.CaseFailure, match=message):
         run_case(_game_case(**changes))
 
 
 def test_only_a_game_names_a_mode() -> None:
-    case = runner.Case(
+    case = caseformat.Case(
         {"id": "x", "title": "x", "covers": ["R1"], "kind": "meld", "mode": "hollywood"},
         "x.json",
     )
-    with pytest.raises(runner.CaseFailure, match="only a game names a mode"):
+    with pytest.raises(caseformat.CaseFailure, match="only a game names a mode"):
         run_case(case)
 
 
 def test_a_format_case_checks_the_seating() -> None:
-    with pytest.raises(runner.CaseFailure, match="hand 1: players: expected \\[2, 3\\]"):
+    with pytest.raises(caseformat.CaseFailure, match="hand 1: players: expected \\[2, 3\\]"):
         run_case(_game_case(expect_players=[2, 3]))
-    with pytest.raises(runner.CaseFailure, match="hand 1: table: expected 1, got 0"):
+    with pytest.raises(caseformat.CaseFailure, match="hand 1: table: expected 1, got 0"):
         run_case(_game_case(expect_table=1))
 
 

@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import bound, gin_arena, installed_env
 
-from arena.conformance import runner
+from arena.conformance import caseformat, runner
 from arena.conformance.reference import ReferenceEngine
 
 HOSTILE = Path(__file__).resolve().parent / "adapters" / "hostile.py"
-CASES, _ = runner.load_cases()
+CASES, _ = caseformat.load_cases()
 DEALS = [case.id for case in CASES if case.kind == "deal"]
 SOLVERS = [case.id for case in CASES if case.kind == "solver"]
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202e"  # as hostile.py writes them

@@ -16,14 +16,14 @@ import jsonschema
 import pytest
 from support import LEAGUE, ROOT, gin_arena, installed_env
 
-from arena.conformance import runner
+from arena.conformance import caseformat, runner
 from arena.conformance.reference import ReferenceEngine
 from arena.conformance.remote import AdapterError, AdapterProcess, adapter_command
 
 HERE = Path(__file__).resolve().parent
 FAULTY = HERE / "adapters" / "faulty.py"
-SCHEMAS = Path(runner.shipped_cases_dir()).parent
-CASES, _ = runner.load_cases()
+SCHEMAS = Path(caseformat.shipped_cases_dir()).parent
+CASES, _ = caseformat.load_cases()
 
 
 def conformance(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -226,7 +226,7 @@ def test_the_case_schema_rejects_what_the_runner_rejects(change: dict[str, Any])
     base = next(c for c in CASES if c.kind == "showdown")
     data = {**dict(base.data), **change}
     assert not validator("case.schema.json").is_valid(data)
-    assert runner.run_case(runner.Case(data, "x.json"), ReferenceEngine()).status == "fail"
+    assert runner.run_case(caseformat.Case(data, "x.json"), ReferenceEngine()).status == "fail"
 
 
 class Recorder:

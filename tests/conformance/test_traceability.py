@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.conformance import runner
+from arena.conformance import caseformat
 from engine.rules import option_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,11 +38,11 @@ def document_ids() -> set[str]:
 def all_ids() -> set[str]:
     """The document's IDs with R1..R22 and the engine's option IDs, so that the checks below mean
     something even before the document exists."""
-    return document_ids() | set(runner.RULE_IDS) | set(option_ids().values())
+    return document_ids() | set(caseformat.RULE_IDS) | set(option_ids().values())
 
 
 def covered_ids() -> set[str]:
-    return {rule_id for case in runner.load_cases()[0] for rule_id in case.covers}
+    return {rule_id for case in caseformat.load_cases()[0] for rule_id in case.covers}
 
 
 def test_rules_document_exists() -> None:
@@ -52,7 +52,7 @@ def test_rules_document_exists() -> None:
             "option (| O1 | ...) ID",
             pytrace=False,
         )
-    missing = sorted(set(runner.RULE_IDS) - document_ids(), key=_sort_key)
+    missing = sorted(set(caseformat.RULE_IDS) - document_ids(), key=_sort_key)
     assert not missing, f"rule IDs not defined in docs/RULES.md: {missing}"
 
 
