@@ -6,5 +6,6 @@ line resolved by :mod:`~arena.seats.programs`), runs as a subprocess
 filter of :mod:`~arena.seats.seccomp` and the cgroup limits of :mod:`~arena.seats.limits`), and is
 spoken to through a :class:`~arena.seats.connection.Connection` whose lines the wire log
 (:mod:`~arena.seats.wire`) can show; :mod:`~arena.seats.reaper` stops what is left of it.
-A person takes a seat through :mod:`~arena.seats.human`.
+A person takes a seat through :mod:`~arena.seats.human` (what they type:
+:mod:`~arena.seats.human_input`; what they see: :mod:`~arena.seats.human_screen`).
 """

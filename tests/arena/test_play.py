@@ -30,17 +30,13 @@ from arena.cli.play import HumanSpec
 from arena.play.match import Match
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec
-from arena.seats.human import (
-    PAUSE_PROMPT,
-    HumanBot,
-    InputError,
-    Meta,
-    Quit,
+from arena.seats.human import PAUSE_PROMPT, HumanBot, Quit
+from arena.seats.human_input import InputError, Meta, parse_input
+from arena.seats.human_screen import (
     Seating,
     action_label,
     game_end_text,
     menu,
-    parse_input,
     played_text,
     rules_text,
     score_words,
