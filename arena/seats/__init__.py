@@ -2,7 +2,8 @@
 
 A bot is named by a :class:`~arena.seats.botspec.BotSpec` (a built-in, a module, or a command
 line resolved by :mod:`~arena.seats.programs`), runs as a subprocess
-(:mod:`~arena.seats.process`) inside bubblewrap (:mod:`~arena.seats.sandbox`, with the seccomp
+(:mod:`~arena.seats.process`, made by :mod:`~arena.seats.launch`, its output read by
+:mod:`~arena.seats.output`) inside bubblewrap (:mod:`~arena.seats.sandbox`, with the seccomp
 filter of :mod:`~arena.seats.seccomp` and the cgroup limits of :mod:`~arena.seats.limits`), and is
 spoken to through a :class:`~arena.seats.connection.Connection` whose lines the wire log
 (:mod:`~arena.seats.wire`) can show; :mod:`~arena.seats.reaper` stops what is left of it.

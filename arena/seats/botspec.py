@@ -26,7 +26,8 @@ from pathlib import Path
 import bots
 from arena.errors import ArenaError
 from arena.seats.connection import Connection, InProcessConnection
-from arena.seats.process import QUIT_WAIT_SECONDS, ProcessConnection, python_command
+from arena.seats.launch import python_command
+from arena.seats.process import QUIT_WAIT_SECONDS, ProcessConnection
 from arena.seats.programs import nearest_programs, program_hint
 from arena.seats.sandbox import Sandbox
 from bots import BUILTIN

@@ -24,19 +24,14 @@ read from it is logged on the wire (:mod:`arena.seats.wire`) as it is written or
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import ctypes
-import errno
 import os
 import select
-import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final
 
@@ -53,13 +48,10 @@ from arena.seats.connection import (
     check_reply,
     decode_bot_line,
 )
+from arena.seats.launch import check_program, die_with_parent, fresh_workdir, minimal_env
 from arena.seats.limits import BotGroup, LimitError, Limits
-from arena.seats.programs import (
-    cannot_run_hint,
-    needs_interpreter,
-    resolve_command,
-    sandbox_startup_hint,
-)
+from arena.seats.output import Lines, keep_log
+from arena.seats.programs import cannot_run_hint, resolve_command, sandbox_startup_hint
 from arena.seats.sandbox import Sandbox, SandboxError
 from engine.hand import Action as EngineAction
 from protocol import messages as m
@@ -77,70 +69,15 @@ QUIT_WAIT_SECONDS: Final = 2.0
 """How long a bot may take to exit after ``quit`` before its group is killed (by default: long
 enough for a Python bot with heavy imports to end by itself)."""
 
-_PASSED_ENV: Final = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "TZ", "SYSTEMROOT")
 _CHUNK: Final = 65536
 _READ_BUDGET: Final = m.MAX_LINE_BYTES + 2 + _CHUNK
 """The most bytes of a bot's output read at once: more than a whole reply line, so that a reply
 is never cut, and bounded, so that a bot writing without pause cannot hold the referee."""
-_LOG_THROTTLE_SECONDS: Final = 0.01
-"""The pause between reads of a bot's stderr once its log is full: a bot that floods its stderr
-is slowed, not the referee."""
-_PR_SET_PDEATHSIG: Final = 1
 
 
 def _now() -> float:
     """The clock of moves (a function, so that tests can drive it)."""
     return time.perf_counter()
-
-
-def _load_prctl() -> Callable[..., int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return prctl
-
-
-_PRCTL: Final = _load_prctl()  # looked up here, so that a child between fork and exec only calls it
-
-
-def die_with_parent(parent: int | None = None) -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (so that a referee killed with
-    SIGKILL leaves no bot or worker behind); a no-op elsewhere. ``parent`` closes the race with
-    a parent that died before the call."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if parent is not None and os.getppid() != parent:
-            os._exit(1)
-
-
-def minimal_env(extra: Mapping[str, str] | None, home: Path) -> dict[str, str]:
-    """The environment a bot gets: a few variables from ours, HOME and TMPDIR set to its working
-    directory, then the bot's own (from a bots file)."""
-    env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
-    env.setdefault("PATH", os.defpath)
-    env.setdefault("LANG", "C.UTF-8")
-    env["HOME"] = str(home)
-    env["TMPDIR"] = str(home)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra or {})
-    return env
-
-
-def _check_program(program: str, env: Mapping[str, str], cwd: Path) -> None:
-    """Raise the error ``exec`` would for a program that cannot be run."""
-    if "/" in program:
-        path = Path(program) if os.path.isabs(program) else cwd / program
-        if not path.exists():
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
-        if path.is_dir() or not os.access(path, os.X_OK):
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
-        if needs_interpreter(path):  # which bwrap's execvp would run with /bin/sh
-            raise OSError(errno.ENOEXEC, os.strerror(errno.ENOEXEC), program)
-    elif shutil.which(program, path=env.get("PATH", os.defpath)) is None:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
 
 class ProcessConnection(Connection):
@@ -237,18 +174,6 @@ class ProcessConnection(Connection):
         size = limits.FILE_MB * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
-    def _fresh_workdir(self) -> None:
-        """The bot's working directory, new and empty: nothing a process wrote there reaches a
-        later one (a mirrored deal's replay, the next game after a restart). In the sandbox the
-        bot gets a memory file system of its own there, so the directory is only made; without
-        it, what an earlier process left is removed. (Workers of a tournament that keep logs in
-        one directory start the same bot at once: neither may fail because the other is at it.)"""
-        if self.workdir.is_symlink() or self.workdir.is_file():
-            self.workdir.unlink(missing_ok=True)
-        elif self.sandbox is None and self.workdir.exists():
-            shutil.rmtree(self.workdir, ignore_errors=True)
-        self.workdir.mkdir(parents=True, exist_ok=True)
-
     def _limits(self) -> Limits:
         return Limits(
             memory_mb=limits.MEMORY_MB if self.memory_mb is None else self.memory_mb,
@@ -257,8 +182,18 @@ class ProcessConnection(Connection):
         )
 
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        self._prepare()
+        env = minimal_env(self.extra_env, self.workdir)
+        self._bound()
+        self._spawn(env)
+        self._listen()
+        return self._greet(hello, timeout, env)
+
+    def _prepare(self) -> None:
+        """The bot's working directory, new, its log's directory, and this process made ready
+        to be its parent."""
         try:
-            self._fresh_workdir()
+            fresh_workdir(self.workdir, sandboxed=self.sandbox is not None)
         except OSError as error:
             raise BotStartupError(
                 f"cannot make its working directory {str(self.workdir)!r}: "
@@ -272,10 +207,9 @@ class ProcessConnection(Connection):
         self._tie_to_parent = threading.current_thread() is threading.main_thread()
         # Orphans of bots (a setsid grandchild, a daemon) come to us, to be killed at close().
         reaper.become_subreaper()
-        env = minimal_env(self.extra_env, self.workdir)
-        argv: list[str] = self.argv
-        fds: tuple[int, ...] = ()
-        ends: list[int] = []  # the bot's ends of its stdin and stdout (sandbox), closed here
+
+    def _bound(self) -> None:
+        """The bot's control group, where control groups are available."""
         if limits.unavailable() is None:
             try:
                 self._group = BotGroup.create(self.name, self._limits())
@@ -283,11 +217,17 @@ class ProcessConnection(Connection):
             except (LimitError, OSError) as error:
                 self._drop_group()
                 raise BotStartupError(f"cannot bound its resources: {error}", self.name) from None
+
+    def _spawn(self, env: Mapping[str, str]) -> None:
+        """Start the bot's process, in the sandbox if there is one, with its pipes."""
+        argv: list[str] = self.argv
+        fds: tuple[int, ...] = ()
+        ends: list[int] = []  # the bot's ends of its stdin and stdout (sandbox), closed here
         try:
             if self.sandbox is not None:
                 # In the sandbox a missing program is only bwrap's complaint in the log: say it
                 # here, as without a sandbox.
-                _check_program(self.argv[0], env, self.cwd or self.workdir)
+                check_program(self.argv[0], env, self.cwd or self.workdir)
                 if self.sandbox.bash is not None:
                     # bwrap gets /dev/null, the bot its pipes as other descriptors, moved into
                     # place inside: so bwrap holds no copy of them, and a bot that closes its
@@ -345,10 +285,21 @@ class ProcessConnection(Connection):
                 os.close(fd)
             if self._group is not None:
                 self._group.close_join()
+
+    def _listen(self) -> None:
+        """Start reading the bot: its stderr into the log (a thread), its output by polling."""
         proc = self._proc
-        assert proc.stderr is not None and self._stdin is not None and self._stdout is not None
+        assert (
+            proc is not None
+            and proc.stderr is not None
+            and self._stdin is not None
+            and self._stdout is not None
+        )
         thread = threading.Thread(
-            target=self._read_stderr, args=(proc.stderr,), daemon=True, name=self.name
+            target=keep_log,
+            args=(proc.stderr, self._log_path, self.log_limit),
+            daemon=True,
+            name=self.name,
         )
         thread.start()
         self._threads.append(thread)
@@ -356,6 +307,9 @@ class ProcessConnection(Connection):
         os.set_blocking(self._stdout.fileno(), False)  # see _read
         self._output = select.poll()
         self._output.register(self._stdout.fileno(), select.POLLIN)
+
+    def _greet(self, hello: m.Hello, timeout: float, env: Mapping[str, str]) -> m.Ready:
+        """Say hello and read the bot's ``ready``; then freeze it until its first request."""
         try:
             self._write_out([encode(hello)], timeout)
             line = self._receive(timeout)
@@ -406,7 +360,7 @@ class ProcessConnection(Connection):
         """False for the events the bot said it ignores (``ready.ignores``): they are not sent."""
         return kind not in self._ignored
 
-    # -- threads ----------------------------------------------------------------------------
+    # -- reading ----------------------------------------------------------------------------
 
     def _read(self, wait: float) -> None:
         """Read what the bot has written, waiting up to ``wait`` seconds for something (none:
@@ -433,23 +387,6 @@ class ProcessConnection(Connection):
                     wire.received(self.name, line)
             if len(chunk) < _CHUNK:  # all there was (or the end)
                 return
-
-    def _read_stderr(self, stream: IO[bytes]) -> None:
-        with open(self._log_path, "ab") as log:
-            written = log.seek(0, os.SEEK_END)  # the cap holds for the file, across restarts
-            try:
-                while chunk := stream.read(65536):
-                    if written < self.log_limit:
-                        piece = chunk[: self.log_limit - written]
-                        log.write(piece)
-                        log.flush()
-                        written += len(piece)
-                        if written >= self.log_limit:
-                            log.write(b"\n[gin-arena: log truncated at the size cap]\n")
-                    else:
-                        time.sleep(_LOG_THROTTLE_SECONDS)
-            except (OSError, ValueError):
-                pass
 
     # -- I/O --------------------------------------------------------------------------------
 
@@ -668,52 +605,3 @@ class ProcessConnection(Connection):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-
-
-class Lines:
-    """The lines of a bot's output as they are read: :meth:`feed` takes each chunk read, and the
-    complete lines wait in :attr:`ready`. A line over the limit is cut at the limit (to be found
-    malformed) and the rest of it dropped; a last line without its end is a line too."""
-
-    def __init__(self) -> None:
-        self.ready: collections.deque[bytes] = collections.deque()
-        self.ended = False
-        self._pending = bytearray()
-        self._skipping = False  # in the rest of a line over the limit
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        """Take a chunk of output; return the lines it completed (also queued)."""
-        limit = m.MAX_LINE_BYTES + 2
-        pending = self._pending
-        seen = len(pending)  # holds no line end: search the chunk only
-        pending += chunk
-        new = []
-        start = 0
-        while (end := pending.find(b"\n", max(start, seen))) >= 0:
-            if self._skipping:
-                self._skipping = False
-            else:
-                new.append(bytes(pending[start : min(end + 1, start + limit)]))
-            start = end + 1
-        del pending[:start]
-        if self._skipping:
-            pending.clear()
-        elif len(pending) >= limit:
-            new.append(bytes(pending[:limit]))
-            pending.clear()
-            self._skipping = True
-        self.ready.extend(new)
-        return new
-
-    def end(self) -> list[bytes]:
-        """The end of the output; return its last line, if it had no line end."""
-        self.ended = True
-        last = [] if self._skipping or not self._pending else [bytes(self._pending)]
-        self._pending.clear()
-        self.ready.extend(last)
-        return last
-
-
-def python_command(module: str, *args: str) -> list[str]:
-    """The command that runs a built-in bot module with this interpreter."""
-    return [sys.executable, "-m", module, *args]

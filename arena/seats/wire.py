@@ -182,7 +182,7 @@ def enable(target: str | None = None) -> None:
     """Write the wire to ``target``: a file (appended to) or ``-`` for standard error; without a
     target, to the one :data:`ENV` names, if it is set (a no-op otherwise). The target is put in
     :data:`ENV`, so that the processes started from here on (tournament workers, which call this
-    at start) write there too; bots never see it (:func:`arena.seats.process.minimal_env`). Raises
+    at start) write there too; bots never see it (:func:`arena.seats.launch.minimal_env`). Raises
     :class:`ValueError` naming the file if it cannot be opened. Calling it again with another
     target moves the wire there."""
     if target is None:

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from arena.play.match import Lineup, Match
 from arena.seats import wire
-from arena.seats.process import die_with_parent
+from arena.seats.launch import die_with_parent
 
 CONTEXT: Final = multiprocessing.get_context("spawn")
 """How workers start: afresh (spawn), so that they hold nothing of this process but what they

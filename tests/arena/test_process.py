@@ -22,7 +22,7 @@ from support import COMMAND, GONE, QUICK
 
 from arena.play.match import Match
 from arena.play.referee import Referee
-from arena.seats import process, reaper, wire
+from arena.seats import launch, output, process, reaper, wire
 from arena.seats.botspec import BotSpec
 from arena.seats.connection import BotCrashed, BotTimeout, MalformedMessage, ProtocolViolation
 from arena.seats.process import QUIT_WAIT_SECONDS, ProcessConnection
@@ -161,7 +161,7 @@ def test_discard_pending_drops_what_came_with_a_failing_line_but_keeps_the_end(
 
 
 def read_lines(data: bytes, chunk: int = 4096) -> list[bytes]:
-    lines = process.Lines()
+    lines = output.Lines()
     for start in range(0, len(data), chunk):
         lines.feed(data[start : start + chunk])
     lines.end()
@@ -318,7 +318,7 @@ def test_close_ends_a_setsid_grandchild_and_a_daemon(tmp_path: Path) -> None:
 def test_events_go_with_the_next_request_in_one_write_or_when_flushed(tmp_path: Path) -> None:
     bot = ProcessConnection(
         "greedy",
-        process.python_command("bots.greedy"),
+        launch.python_command("bots.greedy"),
         workdir=tmp_path / "greedy",
         log_path=tmp_path / "greedy.log",
     )

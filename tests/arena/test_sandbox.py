@@ -31,7 +31,8 @@ import bots
 from arena.play.referee import Clock, Referee
 from arena.seats import sandbox as sb
 from arena.seats.connection import BotStartupError, InProcessConnection
-from arena.seats.process import ProcessConnection, python_command
+from arena.seats.launch import python_command
+from arena.seats.process import ProcessConnection
 from arena.seats.sandbox import SANDBOX_MODES, Sandbox, SandboxError, resolve_sandbox, sdk_paths
 from bots.greedy import GreedyBot
 from engine.rules import HOYLE
