@@ -38,14 +38,12 @@ See docs/PROTOCOL.md, "Hidden information and security", for what it does not do
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import shlex
 import shutil
 import stat
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +52,19 @@ from typing import Final
 
 from arena.errors import ArenaError
 from arena.seats import seccomp, wire
+from arena.seats.sandbox_paths import (
+    ROOT,
+    absolute,
+    bindable,
+    forms,
+    inside,
+    needed_paths,
+    outermost,
+    parents,
+    private_steps,
+    ro_binds,
+    system_view,
+)
 
 SANDBOX_MODES: Final = ("auto", "bwrap", "none")
 """``auto``: bubblewrap when it works here, else none (with a warning); ``bwrap``: bubblewrap or
@@ -63,8 +74,6 @@ INSTALL_HINT: Final = "apt-get install bubblewrap"
 PROBE_SECONDS: Final = 10.0
 """How long the one trial run of bwrap may take."""
 
-_SYSTEM_DIRS: Final = ("/usr", "/etc", "/opt")
-_SYSTEM_LINKS: Final = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _SYSTEM_SECRETS: Final = (
     "/etc/shadow",
     "/etc/shadow-",
@@ -73,10 +82,6 @@ _SYSTEM_SECRETS: Final = (
     "/etc/ssh",
 )
 _SQLITE_COMPANIONS: Final = ("-wal", "-shm", "-journal")
-_ROOT: Final = Path("/")
-_NOT_SHOWN_WHOLE: Final = (_ROOT, Path("/tmp"))
-"""Directories a file argument's own directory may be but that are never shown whole: the
-file alone is."""
 
 
 BOT_UID: Final = 65534
@@ -203,53 +208,48 @@ class Sandbox:
         die_with_parent: bool = True,
         tmpfs_mb: int = TMPFS_MB,
     ) -> list[str]:
-        """bwrap's options for :meth:`wrap` (what goes through ``--args``), for inspection."""
+        """bwrap's options for :meth:`wrap` (what goes through ``--args``), for inspection: the
+        bot's namespaces and privileges, the system and what its command needs shown read-only,
+        the arena directory and the secrets covered, the bot's own directory, then what was
+        covered made read-only."""
         if not argv:
             raise ValueError("cannot sandbox an empty command")
-        workdir = _absolute(workdir)
-        start = _absolute(cwd, workdir) if cwd is not None else workdir
-        opts = [
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--unshare-net",
-            "--unshare-cgroup-try",
-            "--hostname",
-            "gin-arena",
-            "--new-session",
-        ]
-        if die_with_parent:
-            opts.append("--die-with-parent")
-        opts += _privileges(self.setpriv is not None)
+        workdir = absolute(workdir)
+        start = absolute(cwd, workdir) if cwd is not None else workdir
         size = str(tmpfs_mb * 1024 * 1024)
-        # Fresh /proc, /dev and /tmp first: a bind below /tmp (a bot kept there) goes on top.
-        opts += ["--proc", "/proc", "--dev", "/dev"]
-        opts += ["--size", str(SHM_MB * 1024 * 1024), "--perms", "1777", "--tmpfs", "/dev/shm"]
-        opts += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
+        opts = _isolation(die_with_parent, root=self.setpriv is not None, size=size)
         covers = [Path("/"), Path("/proc"), Path("/dev")]  # made read-only at the end
-        visible = [Path(d) for d in _SYSTEM_DIRS if os.path.isdir(d)]
-        links = []
-        for link in _SYSTEM_LINKS:
-            if os.path.islink(link):
-                opts += ["--symlink", os.readlink(link), link]
-                links.append(Path(link))
-            elif os.path.isdir(link):
-                visible.append(Path(link))
-        visible += [Path(sys.base_prefix), Path(sys.prefix), *sdk_paths()]
-        visible += _program_paths(argv[0], start, env)
-        for arg in argv[1:]:
-            path = _absolute(Path(arg), start)
-            if not arg.startswith("-") and path.is_file():
-                visible += _file_paths(path)
-        if cwd is not None:
-            visible.append(start)
-        for entry in (env or {}).get("PYTHONPATH", "").split(os.pathsep):
-            if entry and os.path.isabs(entry):
-                visible.append(_absolute(Path(entry)))
-        visible += [_absolute(p) for p in read_only]
+        links_opts, links, visible = system_view()
+        opts += links_opts
+        visible += needed_paths(argv, start, cwd, env, read_only)
+        made: set[Path] = set()
+        shown, outside, within = self._show(argv, visible, links, workdir, covers=covers, made=made)
+        opts += shown
+        opts += _hide(hidden, workdir, outside, within, covers=covers, made=made)
+        # The bot's own directory: new, empty and of a bounded size at every start.
+        opts += [*parents(workdir, made), "--size", size, "--perms", "0777"]
+        opts += ["--tmpfs", str(workdir)]
+        for cover in covers:
+            opts += ["--remount-ro", str(cover)]
+        opts += ["--chdir", str(start)]
+        return opts
 
+    def _show(
+        self,
+        argv: Sequence[str],
+        visible: Sequence[Path],
+        links: Sequence[Path],
+        workdir: Path,
+        *,
+        covers: list[Path],
+        made: set[Path],
+    ) -> tuple[list[str], list[Path], list[Path]]:
+        """bwrap's options that show ``visible`` read-only and cover the arena directory (the
+        parent of ``workdir``, where the other bots' directories and logs are) but for what must
+        show inside it; with the paths shown outside the arena directory and within it. Adds the
+        directories it covers to ``covers``, those it makes to ``made``."""
         arena = workdir.parent  # the other bots' directories and logs are there
-        binds = [form for p in visible for form in _forms(p, links) if _bindable(form)]
+        binds = [form for p in visible for form in forms(p, links) if bindable(form)]
         if arena in binds:
             raise SandboxError(
                 f"the directory of the bots' working directories and logs, {str(arena)!r}, also "
@@ -257,56 +257,89 @@ class Sandbox:
                 "PYTHONPATH), and the sandbox hides it: give the bots' logs a directory of "
                 "their own"
             )
-        outside = _outermost(b for b in binds if not _inside(arena, b) and b != workdir)
-        within = _outermost(b for b in binds if _inside(arena, b) and b != arena)
-        within = [b for b in within if not _inside(workdir, b)]
+        outside = outermost(b for b in binds if not inside(arena, b) and b != workdir)
+        within = outermost(b for b in binds if inside(arena, b) and b != arena)
+        within = [b for b in within if not inside(workdir, b)]
         if self.setpriv is not None:
             _check_readable([*outside, *within], argv)
-        made: set[Path] = set()
-        opts += _ro_binds(outside, made)
+        opts = ro_binds(outside, made)
         if self.setpriv is not None:
             # A path needed inside a directory shown whole, behind a directory that others may
             # not enter (a checkout's .tox, made 0700): nobody could not reach it. Cover that
             # directory (nobody could see nothing of it anyway) and show the path again.
-            needed = [b for b in binds if not _inside(arena, b) and b != workdir]
-            for private, inner in _private_steps(outside, needed):
+            needed = [b for b in binds if not inside(arena, b) and b != workdir]
+            for private, inner in private_steps(outside, needed):
                 opts += ["--perms", "0755", "--tmpfs", str(private)]
                 covers.append(private)
                 made.add(private)
-                opts += _ro_binds(inner, made)
-        if arena != _ROOT:
+                opts += ro_binds(inner, made)
+        if arena != ROOT:
             # Cover the arena directory, then put back what must show inside it.
-            opts += [*_parents(arena, made), "--tmpfs", str(arena)]
+            opts += [*parents(arena, made), "--tmpfs", str(arena)]
             covers.append(arena)
-            opts += _ro_binds(within, made)
+            opts += ro_binds(within, made)
+        return opts, outside, within
 
-        def shown(path: Path) -> bool:
-            if any(_inside(b, path) for b in within):
-                return True
-            return any(_inside(b, path) for b in outside) and not _inside(arena, path)
 
-        secret = [Path(p) for p in _SYSTEM_SECRETS]
-        wire_log = wire.target_file()
-        for path in [*hidden, *([] if wire_log is None else [wire_log])]:
-            for form in dict.fromkeys((_absolute(path), Path(os.path.realpath(path)))):
-                secret += [form, *(Path(f"{form}{end}") for end in _SQLITE_COMPANIONS)]
-        for path in _outermost(secret):
-            # Nothing in the bot's own directory is secret; what is not shown needs no cover.
-            if not path.exists() or _inside(workdir, path) or not shown(path):
-                continue
-            if path.is_dir():
-                opts += [*_parents(path, made), "--tmpfs", str(path)]
-                covers.append(path)
-            else:
-                opts += ["--ro-bind", "/dev/null", str(path)]
+def _isolation(die_with_parent: bool, root: bool, size: str) -> list[str]:
+    """bwrap's options that give the bot namespaces of its own and no privilege
+    (:func:`_privileges`), and a fresh ``/proc``, ``/dev``, ``/dev/shm`` and ``/tmp`` (``size``
+    bytes)."""
+    opts = [
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "gin-arena",
+        "--new-session",
+    ]
+    if die_with_parent:
+        opts.append("--die-with-parent")
+    opts += _privileges(root)
+    # Fresh /proc, /dev and /tmp first: a bind below /tmp (a bot kept there) goes on top.
+    opts += ["--proc", "/proc", "--dev", "/dev"]
+    opts += ["--size", str(SHM_MB * 1024 * 1024), "--perms", "1777", "--tmpfs", "/dev/shm"]
+    opts += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
+    return opts
 
-        # The bot's own directory: new, empty and of a bounded size at every start.
-        opts += [*_parents(workdir, made), "--size", size, "--perms", "0777"]
-        opts += ["--tmpfs", str(workdir)]
-        for cover in covers:
-            opts += ["--remount-ro", str(cover)]
-        opts += ["--chdir", str(start)]
-        return opts
+
+def _hide(
+    hidden: Sequence[Path],
+    workdir: Path,
+    outside: Sequence[Path],
+    within: Sequence[Path],
+    *,
+    covers: list[Path],
+    made: set[Path],
+) -> list[str]:
+    """bwrap's options that cover what is secret among what is shown (``outside`` and ``within``
+    the arena directory): the ``hidden`` paths with their SQLite companions, the wire log and the
+    system's password hashes. Adds the directories it covers to ``covers``."""
+    arena = workdir.parent
+
+    def shown(path: Path) -> bool:
+        if any(inside(b, path) for b in within):
+            return True
+        return any(inside(b, path) for b in outside) and not inside(arena, path)
+
+    opts: list[str] = []
+    secret = [Path(p) for p in _SYSTEM_SECRETS]
+    wire_log = wire.target_file()
+    for path in [*hidden, *([] if wire_log is None else [wire_log])]:
+        for form in dict.fromkeys((absolute(path), Path(os.path.realpath(path)))):
+            secret += [form, *(Path(f"{form}{end}") for end in _SQLITE_COMPANIONS)]
+    for path in outermost(secret):
+        # Nothing in the bot's own directory is secret; what is not shown needs no cover.
+        if not path.exists() or inside(workdir, path) or not shown(path):
+            continue
+        if path.is_dir():
+            opts += [*parents(path, made), "--tmpfs", str(path)]
+            covers.append(path)
+        else:
+            opts += ["--ro-bind", "/dev/null", str(path)]
+    return opts
 
 
 def _privileges(root: bool) -> list[str]:
@@ -319,76 +352,6 @@ def _privileges(root: bool) -> list[str]:
             opts += ["--cap-add", cap]
         return opts
     return ["--unshare-user", "--disable-userns"]
-
-
-@functools.cache
-def sdk_paths() -> tuple[Path, ...]:
-    """The directories of the packages a Python bot written with the SDK imports (``bots``,
-    ``engine``, ``protocol``): inside this Python's prefix when installed, but anywhere in an
-    editable install of a checkout, whose other files stay hidden."""
-    import bots
-    import engine
-    import protocol
-
-    return tuple(Path(str(p.__file__)).resolve().parent for p in (bots, engine, protocol))
-
-
-def _absolute(path: Path, base: Path | None = None) -> Path:
-    """``path`` made absolute (against ``base``) and normalised, symbolic links kept."""
-    if not path.is_absolute():
-        path = (base or Path.cwd()) / path
-    return Path(os.path.normpath(path))
-
-
-def _inside(parent: Path, path: Path) -> bool:
-    return path == parent or parent in path.parents
-
-
-def _forms(path: Path, links: Sequence[Path]) -> list[Path]:
-    """Where ``path`` must show: at its real path, and at the path as named unless that goes
-    through a system link the sandbox recreates (``/bin`` to ``usr/bin``)."""
-    real = Path(os.path.realpath(path))
-    if real == path or any(_inside(link, path) for link in links):
-        return [real]
-    return [real, path]
-
-
-def _bindable(path: Path) -> bool:
-    """Whether ``path`` may be shown read-only: it exists and is not the root, ``/tmp`` or under
-    ``/proc`` or ``/dev`` (the sandbox has its own)."""
-    if path in (_ROOT, Path("/tmp")) or _inside(Path("/proc"), path) or _inside(Path("/dev"), path):
-        return False
-    return path.exists()
-
-
-def _outermost(paths: Iterable[Path]) -> list[Path]:
-    """The paths without duplicates and without those inside another, parents first."""
-    out: list[Path] = []
-    for path in sorted(set(paths), key=lambda p: (len(p.parts), str(p))):
-        if not any(_inside(kept, path) for kept in out):
-            out.append(path)
-    return out
-
-
-def _private_steps(shown: Sequence[Path], needed: Sequence[Path]) -> list[tuple[Path, list[Path]]]:
-    """The directories between a directory in ``shown`` and a path in ``needed`` below it that
-    others may not enter, outermost first, each with the needed paths (outermost) below it."""
-    private: set[Path] = set()
-    for path in needed:
-        outer = next((d for d in shown if _inside(d, path) and d != path), None)
-        if outer is None:
-            continue
-        for step in reversed(path.parents):
-            if step == outer or not _inside(outer, step) or step in private:
-                continue
-            with contextlib.suppress(OSError):
-                if not os.stat(step).st_mode & stat.S_IXOTH:
-                    private.add(step)
-    steps = []
-    for step in _outermost(private):
-        below = [p for p in needed if _inside(step, p) and p != step]
-        steps.append((step, _outermost(below)))
-    return steps
 
 
 def _check_readable(paths: Iterable[Path], argv: Sequence[str]) -> None:
@@ -411,80 +374,6 @@ def _check_readable(paths: Iterable[Path], argv: Sequence[str]) -> None:
                 f"nobody (uid {BOT_UID}), never as root; make it readable "
                 f"(chmod {fix} {shlex.quote(str(path))}), or run the bot with --sandbox none"
             )
-
-
-def _parents(path: Path, made: set[Path]) -> list[str]:
-    """Options that make the directories leading to ``path`` (those not made yet), readable by
-    all: bwrap would make them readable by root alone, which a bot dropped to another uid cannot
-    pass. (A directory that exists already, in a directory shown, is left as it is.)"""
-    opts: list[str] = []
-    for parent in reversed(path.parents):
-        if parent == _ROOT or parent in made:
-            continue
-        made.add(parent)
-        opts += ["--perms", "0755", "--dir", str(parent)]
-    return opts
-
-
-def _ro_binds(paths: Iterable[Path], made: set[Path]) -> list[str]:
-    opts: list[str] = []
-    for path in paths:
-        opts += [*_parents(path, made), "--ro-bind", str(path), str(path)]
-    return opts
-
-
-def _file_paths(path: Path) -> list[Path]:
-    """What must be visible to run or read the file ``path``: its directory (the file alone if it
-    lies in ``/`` or ``/tmp``, which are not shown whole), the same for the file its symbolic links
-    lead to, the virtual environment either lives in, and the interpreter its ``#!`` line names."""
-    out: list[Path] = []
-    for candidate in dict.fromkeys((path, Path(os.path.realpath(path)))):
-        folder = candidate.parent
-        out.append(candidate if folder in _NOT_SHOWN_WHOLE else folder)
-        if (folder.parent / "pyvenv.cfg").is_file() or _installation(folder):
-            out.append(folder.parent)
-    interpreter = _shebang(path)
-    if interpreter is not None and interpreter != path and interpreter.is_file():
-        for candidate in dict.fromkeys((interpreter, Path(os.path.realpath(interpreter)))):
-            folder = candidate.parent
-            out.append(candidate if folder in _NOT_SHOWN_WHOLE else folder)
-            if (folder.parent / "pyvenv.cfg").is_file():
-                out.append(folder.parent)
-    return out
-
-
-def _installation(folder: Path) -> bool:
-    """Whether ``folder`` is the ``bin`` of an installation whose programs need its ``lib``
-    (an interpreter that a version manager installed in a directory of its own)."""
-    return (
-        folder.name == "bin"
-        and folder.parent not in (_ROOT, Path("/usr"), Path("/usr/local"))
-        and (folder.parent / "lib").is_dir()
-    )
-
-
-def _shebang(path: Path) -> Path | None:
-    try:
-        with open(path, "rb") as file:
-            head = file.readline(512)
-    except OSError:
-        return None
-    if not head.startswith(b"#!"):
-        return None
-    words = head[2:].decode("utf-8", "replace").split()
-    return Path(words[0]) if words and words[0].startswith("/") else None
-
-
-def _program_paths(program: str, start: Path, env: Mapping[str, str] | None) -> list[Path]:
-    """What must be visible to run the program: the file it names, or the one ``PATH`` finds."""
-    if "/" in program:
-        path = _absolute(Path(program), start)
-    else:
-        found = shutil.which(program, path=(env or {}).get("PATH", os.defpath))
-        if found is None:
-            return []
-        path = _absolute(Path(found))
-    return _file_paths(path) if path.is_file() else []
 
 
 def _args_fd(options: Sequence[str]) -> int:
