@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena.errors import ArenaError
-from engine.formats import format_named
+from engine.formats import Format, format_named
 from engine.modes import FormatError
 
 ELO_PER_NAT = 400 / math.log(10)
@@ -34,7 +34,25 @@ PRIOR_SD = 2000.0
 Z95 = 1.959963984540054
 THREE_PLAYER_WEIGHT = 2 / 3
 """The weight of each of the three pairwise results of a three-player game (see
-:func:`table_results`): one table counts as two two-player games' worth of evidence."""
+:func:`table_results`): one table counts as two two-player games' worth of evidence.
+
+Why 2/3: a table's three comparisons are not three independent games but one ranking (a player who
+beats one opponent is likely to beat the other), so counting them as full games would overstate the
+evidence. The pairwise fit is a composite likelihood, whose true covariance is the sandwich
+``H^-1 J H^-1`` (per table, ``H`` the curvature of the three pairwise terms, ``J`` the covariance of
+their gradient), while the fit reports ``(w H)^-1``; the weight ``w`` makes them agree where
+``J = H / w``. If the places at a table follow Plackett-Luce (each place goes, in turn, to one of
+the players left with probability proportional to ``10 ** (R / 400)``), every pairwise comparison
+follows this module's Elo formula exactly, so the decomposition is consistent, and ``J`` lies
+between about ``H`` and ``3/2 H`` whatever the strengths: ``4/3 H`` between evenly matched players
+(for any ranking model symmetric in the players), ``3/2 H`` for a player far weaker than two equal
+others (its two losses, or two wins, come together). ``w = 2/3`` is therefore the largest weight
+whose intervals are never too narrow: about 6% too wide between evenly matched players (where
+``w = 3/4`` would be exact, but 6% too narrow for that weak player), while ``w = 1`` would be up to
+22% too narrow (15% between evenly matched players). Ties on score between the other two only make
+``J`` smaller. At even strength the pairwise fit keeps 96% of the information of the full
+Plackett-Luce likelihood (``9/16`` against ``7/12`` per table). The weight moves no rating except
+through the balance with the prior draws and with other formats' games."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +135,31 @@ def fit(
     index = {name: i for i, name in enumerate(names)}
     if anchor is not None and anchor not in index:
         raise RatingError(f"unknown anchor bot {anchor!r}: the bots are {', '.join(names)}")
+    tally = _tally(names, index, results)
+    for entry in tally.pair_games.values():
+        entry[0] += prior_draws
+        entry[1] += prior_draws / 2
+    r, covariance = _maximise(len(names), tally.pair_games)
+    ratings = _ratings(names, tally, r, covariance, None if anchor is None else index[anchor])
+    return Fit(ratings, tally.cross)
+
+
+@dataclass
+class _Tally:
+    """What the results add up to: per pair of sides ``(A, B)``, ``A < B``, the games (weighted)
+    and ``A``'s score; each bot's record; the crosstable."""
+
+    pair_games: dict[tuple[_Side, _Side], list[float]]
+    wins: list[int]
+    losses: list[int]
+    draws: list[int]
+    cross: dict[str, dict[str, list[int]]]
+
+
+def _tally(
+    names: Sequence[str], index: dict[str, int], results: Iterable[Result | TeamResult]
+) -> _Tally:
+    """Add up ``results`` (see :class:`_Tally`), before the prior draws."""
     n = len(names)
     pair_games: dict[tuple[_Side, _Side], list[float]] = {}  # (A, B), A < B -> [games, score of A]
     wins = [0] * n
@@ -147,9 +190,14 @@ def fit(
         else:
             for i in dict.fromkeys(a + b):
                 draws[i] += 1
-    for entry in pair_games.values():
-        entry[0] += prior_draws
-        entry[1] += prior_draws / 2
+    return _Tally(pair_games, wins, losses, draws, cross)
+
+
+def _maximise(
+    n: int, pair_games: dict[tuple[_Side, _Side], list[float]]
+) -> tuple[list[float], list[list[float]]]:
+    """The ratings of ``n`` bots (in natural units) that maximise the likelihood of
+    ``pair_games`` under the prior, by Newton's method, and their covariance."""
     # Each pair of sides as the contrast c (members of A +1, of B -1): A beats B with probability
     # p = 1 / (1 + exp(-c.r)); its log-likelihood s log p + (g - s) log(1 - p) has gradient
     # (s - g p) c and Hessian -g p (1 - p) c c^T.
@@ -174,13 +222,28 @@ def fit(
         if max((abs(d) for d in step), default=0.0) < 1e-10:
             break
     covariance = _inverse([[-x for x in row] for row in hessian]) if n else []
+    return r, covariance
+
+
+def _ratings(
+    names: Sequence[str],
+    tally: _Tally,
+    r: list[float],
+    covariance: list[list[float]],
+    anchor: int | None,
+) -> list[Rating]:
+    """The table of ratings, best first, from the fitted ``r`` (natural units) and their
+    ``covariance``: in Elo, relative to the bot ``anchor`` (an index) or to the mean, with 95%
+    intervals and the likelihood of superiority over the next bot down."""
+    n = len(names)
+    wins, losses, draws = tally.wins, tally.losses, tally.draws
     # Express every rating relative to the anchor (or the mean of the bots that played, so that a
     # bot without games, held only by the wide prior, does not blur everyone's interval).
     played = [k for k in range(n) if wins[k] + losses[k] + draws[k]] or list(range(n))
     if anchor is None:
         weights = [1.0 / len(played) if k in played else 0.0 for k in range(n)]
     else:
-        weights = [float(k == index[anchor]) for k in range(n)]
+        weights = [float(k == anchor) for k in range(n)]
     shift = sum(c * x for c, x in zip(weights, r, strict=True))
 
     def variance(contrast: list[float]) -> float:
@@ -224,7 +287,7 @@ def fit(
                 los_next=los,
             )
         )
-    return Fit(ratings, cross)
+    return ratings
 
 
 def table_results(
@@ -243,35 +306,14 @@ def table_results(
 
     - Two-player and Hollywood: one :class:`Result` between players 0 and 1, scored 1, 0 or 0.5
       (drawn). A Hollywood match is one result, however many of its three games each won.
-    - Three-player: the three pairwise :class:`Result` s, each of weight
-      :data:`THREE_PLAYER_WEIGHT`. The winner beats each of the others, and the other two are
-      compared by final score (the higher wins, equal scores draw). A player who failed loses to
-      both others, who are compared by score (a forfeit ends the game before anyone reached the
-      target, so it has no winner of its own). A drawn game (``winner`` None) compares all three
-      pairs by score.
+    - Three-player: the three pairwise :class:`Result` s, each of weight :data:`THREE_PLAYER_WEIGHT`
+      (why 2/3: see there). The winner beats each of the others, and the other two are compared by
+      final score (the higher wins, equal scores draw). A player who failed loses to both others,
+      who are compared by score (a forfeit ends the game before anyone reached the target, so it has
+      no winner of its own). A drawn game (``winner`` None) compares all three pairs by score.
     - Partnership: one :class:`TeamResult`, ``(players[0], players[2])`` against
       ``(players[1], players[3])``, scored 1, 0 or 0.5; a forfeit by either member loses for the
       team.
-
-    The weight of three-player results, 2/3: a table is worth two two-player games. Its three
-    comparisons are not three independent games but one ranking (a player who beats one opponent
-    is likely to beat the other), so counting them as full games would overstate the evidence. The
-    pairwise fit is a composite likelihood, whose true covariance is the sandwich ``H^-1 J H^-1``
-    (per table, ``H`` the curvature of the three pairwise terms, ``J`` the covariance of their
-    gradient), while the fit reports ``(w H)^-1``; the weight ``w`` makes them agree where
-    ``J = H / w``. If the places at a table follow Plackett-Luce (each place goes, in turn, to one
-    of the players left with probability proportional to ``10 ** (R / 400)``), every pairwise
-    comparison follows this module's Elo formula exactly, so the decomposition is consistent, and
-    ``J`` lies between about ``H`` and ``3/2 H`` whatever the strengths: ``4/3 H`` between evenly
-    matched players (for any ranking model symmetric in the players), ``3/2 H`` for a player far
-    weaker than two equal others (its two losses, or two wins, come together). ``w = 2/3`` is
-    therefore the largest weight whose intervals are never too narrow: about 6% too wide between
-    evenly matched players (where ``w = 3/4`` would be exact, but 6% too narrow for that weak
-    player), while ``w = 1`` would be up to 22% too narrow (15% between evenly matched players).
-    Ties on score between the other two only make ``J`` smaller. At even strength the pairwise fit
-    keeps 96% of the information of the full Plackett-Luce likelihood (``9/16`` against ``7/12``
-    per table). The weight moves no rating except through the balance with the prior draws and
-    with other formats' games.
 
     Counts stay integers: each pairwise result is one game in each bot's record and crosstable, so
     a table adds two games to each player's record (the winner two wins, the last two losses) and a
@@ -282,22 +324,8 @@ def table_results(
     in a team, whose strength is then twice its rating); anything else, like a player count,
     winner, failed player or score count that does not fit the mode, is a :class:`RatingError`.
     """
-    try:
-        fmt = format_named(mode)
-    except FormatError as error:
-        raise RatingError(str(error)) from None
-    if len(players) != fmt.players:
-        raise RatingError(f"{fmt} seats {fmt.players} players, not {len(players)}")
-    sides, by = fmt.side_count, ("team" if fmt.teams else "player")
-    if len(scores) != sides:
-        raise RatingError(f"{fmt} has {sides} scores (by {by}), not {len(scores)}")
-    if winner is not None and not 0 <= winner < sides:
-        raise RatingError(f"bad winner {winner!r} in {fmt}: expected 0..{sides - 1} or None")
-    if failed is not None and not 0 <= failed < fmt.players:
-        raise RatingError(f"bad failed player {failed!r}: expected 0..{fmt.players - 1} or None")
-    loser = None if failed is None else fmt.side_of(failed)
-    if loser is not None and winner == loser:
-        raise RatingError(f"the winner {winner} is the {by} that failed")
+    fmt, loser = _table_format(mode, players, winner, scores, failed)
+    sides = fmt.side_count
     if fmt.teams:
         if sides != 2:
             raise RatingError(f"{fmt}: teams are rated two at a time, not {sides}")
@@ -329,6 +357,34 @@ def table_results(
             score = 1.0 if scores[i] > scores[j] else 0.0 if scores[i] < scores[j] else 0.5
         out.append(Result(players[i], players[j], score, THREE_PLAYER_WEIGHT))
     return out
+
+
+def _table_format(
+    mode: str,
+    players: Sequence[str],
+    winner: int | None,
+    scores: Sequence[int],
+    failed: int | None,
+) -> tuple[Format, int | None]:
+    """The format of a game for :func:`table_results`, and the side of the player who failed (if
+    one did); a :class:`RatingError` if the game does not fit the format."""
+    try:
+        fmt = format_named(mode)
+    except FormatError as error:
+        raise RatingError(str(error)) from None
+    if len(players) != fmt.players:
+        raise RatingError(f"{fmt} seats {fmt.players} players, not {len(players)}")
+    sides, by = fmt.side_count, ("team" if fmt.teams else "player")
+    if len(scores) != sides:
+        raise RatingError(f"{fmt} has {sides} scores (by {by}), not {len(scores)}")
+    if winner is not None and not 0 <= winner < sides:
+        raise RatingError(f"bad winner {winner!r} in {fmt}: expected 0..{sides - 1} or None")
+    if failed is not None and not 0 <= failed < fmt.players:
+        raise RatingError(f"bad failed player {failed!r}: expected 0..{fmt.players - 1} or None")
+    loser = None if failed is None else fmt.side_of(failed)
+    if loser is not None and winner == loser:
+        raise RatingError(f"the winner {winner} is the {by} that failed")
+    return fmt, loser
 
 
 def _score(winner: int | None) -> float:
