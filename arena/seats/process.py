@@ -1,10 +1,9 @@
-"""Bots as subprocesses: each in its own session and process group, with a minimal environment,
-its own working directory, stderr captured to a capped log file, every wait bounded, and the whole
-group killed at the end, with every descendant that left the group (:mod:`arena.seats.reaper`). With
-a
+"""Bots as subprocesses: each in its own session and process group, with a minimal environment and
+its own working directory (:mod:`arena.seats.launch`), stderr captured to a capped log file
+(:mod:`arena.seats.output`), every wait bounded, and the whole group killed at the end, with every
+descendant that left the group (:mod:`arena.seats.reaper`). With a
 :class:`~arena.seats.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the
-other
-bots and the network.
+other bots and the network.
 
 Every wait on a bot is bounded: a reply has the move's deadline (``ask``'s timeout); a write
 has one too (the move's for a request, :data:`BACKSTOP_SECONDS` for events), and a bot that
@@ -20,6 +19,11 @@ The bot's output is read by the referee's own thread when it waits for a line (`
 one read of what has come): no reader thread stands between a reply and the referee, and a bot
 that writes when nobody asked cannot fill the referee's memory. Every line written to the bot or
 read from it is logged on the wire (:mod:`arena.seats.wire`) as it is written or read.
+
+Why this module is a little over 600 lines: it is one class, :class:`ProcessConnection`, whose
+start, reads, writes and stop share one state (the pipes, the control group, the outbox, the lines
+read) and read best together; what stands apart from that state is in :mod:`arena.seats.launch`
+and :mod:`arena.seats.output`.
 """
 
 from __future__ import annotations
