@@ -318,14 +318,17 @@ def test_the_protocol_and_the_records_read_every_mode(mode: Mode) -> None:
     start = {"type": "game_start", "game": 1, "seat": 0, "target": 100, "mode": mode.value}
     assert decode(json.dumps(start)).mode is mode  # type: ignore[union-attr]
     assert encode(decode(json.dumps(start))).decode().count(f'"mode":"{mode.value}"') == 1
-    enum = RECORD_SCHEMA["$defs"]["GameLine"]["properties"]["mode"]["enum"]
-    assert mode.value in enum
+    pattern = RECORD_SCHEMA["$defs"]["GameLine"]["properties"]["mode"]["pattern"]
+    assert re.fullmatch(pattern, mode.value)
 
 
-def test_the_record_schema_lists_exactly_the_modes() -> None:
-    assert RECORD_SCHEMA["$defs"]["GameLine"]["properties"]["mode"]["enum"] == [
-        mode.value for mode in MODES
-    ]
+def test_the_record_schema_names_exactly_the_modes_and_formats_of_ones_own() -> None:
+    # The built-in formats by name, any other as module:ATTRIBUTE (engine.formats.format_named).
+    pattern = RECORD_SCHEMA["$defs"]["GameLine"]["properties"]["mode"]["pattern"]
+    named = re.match(r"\^\((.*?)\|\[", pattern)
+    assert named is not None and named.group(1).split("|") == [mode.value for mode in MODES]
+    assert re.fullmatch(pattern, "my_formats.best:BEST_OF_THREE")
+    assert not re.fullmatch(pattern, "four-player")
 
 
 @pytest.mark.parametrize("mode", MODES, ids=str)
