@@ -1,7 +1,10 @@
 """``gin-arena check-bot``: play a bot through scripted situations that cover every phase and
 request type (first-upcard offer, draw, discard, a knock, a show-down with lay-offs, a drawn hand,
 a game end, a second game) and check the handshake, reply ids, legality, stdout hygiene, response
-times and a clean exit. One line per check; a non-zero exit on any failure."""
+times and a clean exit. One line per check; a non-zero exit on any failure.
+
+A little over 600 lines on purpose: the scripted situations and the checks that read them are
+one sequence, each phase a function of the session (:class:`_Session`), read top to bottom."""
 
 from __future__ import annotations
 
