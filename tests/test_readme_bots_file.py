@@ -121,5 +121,5 @@ def test_every_bots_option_points_to_the_readme(
 ) -> None:
     assert main([command, "--help"]) == 0
     help_text = " ".join(capsys.readouterr().out.split())
-    option = help_text[help_text.index("--bots BOTS ") :][:120]  # its line, not the usage
+    option = help_text[help_text.index("--bots FILE ") :][:120]  # its line, not the usage
     assert POINTER in option or ("(see below)" in option and POINTER in help_text), option
