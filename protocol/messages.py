@@ -102,7 +102,7 @@ def trusted(cls: type[Built], **values: object) -> Built:
     """A message the referee builds from the engine's values, unvalidated: what
     ``cls.model_construct`` makes, without its per-field work. ``values`` must give every field,
     in the model's order, each already of its type (``tests/protocol/test_messages.py`` checks
-    this against validation; ``tests/arena/test_typed.py`` whole games against their encoding).
+    this against validation; ``tests/arena/play/test_typed.py`` whole games against their encoding).
     What a bot sends is always validated."""
     built = cls.__new__(cls)
     _set(built, "__dict__", values)

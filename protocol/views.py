@@ -11,7 +11,7 @@ seat never sees changes no byte that seat receives. Plain conversions of cards a
 
 The messages are built unvalidated (:func:`protocol.messages.trusted`): the referee is their
 author and every value comes from the engine already in the protocol's types;
-``tests/arena/test_typed.py`` checks that every message of whole games equals its own encoding
+``tests/arena/play/test_typed.py`` checks that every message of whole games equals its own encoding
 decoded again, so an in-process bot, handed the objects, sees exactly what a subprocess bot
 decodes. What a bot sends is always validated.
 """
@@ -172,7 +172,7 @@ def request_model(decision: Decision) -> Request:
 
 def request_json(decision: Decision) -> bytes:
     """The line :func:`protocol.codec.encode` writes for :func:`request_model` of ``decision``,
-    written straight from its values (the wire's hot path; ``tests/arena/test_typed.py`` holds
+    written straight from its values (the wire's hot path; ``tests/arena/play/test_typed.py`` holds
     the two equal over whole games in every format)."""
     seen = decision.seen
     seat, dealer, scores = seen.player, seen.dealer, decision.scores

@@ -93,7 +93,7 @@ def test_every_line_of_the_tour_parses() -> None:
 def skipped(argv: list[str]) -> str | None:
     """Why a line of the tour is not run, or None."""
     if argv[0] == "play":
-        return "a person plays it (tests/arena/test_play.py plays it in a pseudo-terminal)"
+        return "a person plays it (tests/arena/cli/test_play.py plays it in a pseudo-terminal)"
     if "--ray" in argv:
         return "it needs a Ray cluster (tox -e cluster runs tournaments on one)"
     if "node" in (word for _, word in words(argv)) and shutil.which("node") is None:

@@ -3,7 +3,7 @@
 (``--rules``, ``--set``, ``--mode``), the clock, the sandbox, the limits of a bot process, the
 logs (``--logs``, ``--log-wire``), ``--subprocess`` and the standings (``--anchor``,
 ``--format``). A command offers a family by calling its ``add_*`` function, never by declaring
-one of these options itself: ``tests/arena/test_options.py`` fails when two commands offer an
+one of these options itself: ``tests/arena/cli/test_options.py`` fails when two commands offer an
 option with other spellings, help, default, type or choices.
 
 An option whose value a resumed run keeps (``tournament --resume``, ``sprt --resume``) must tell

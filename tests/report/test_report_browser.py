@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena_support import hostile
 from support import bound, gin_arena
 

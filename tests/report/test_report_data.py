@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena_support import hostile
 from support import gin_arena
 

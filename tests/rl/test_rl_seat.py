@@ -22,7 +22,7 @@ from arena.seats.botspec import BotSpec, Launch  # noqa: E402
 from arena.seats.process import ProcessConnection  # noqa: E402
 from bots.encoding import ACTIONS  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena_support import assert_gone, hostile  # noqa: E402 - the arena tests' helpers
 from support import LONG, cli_env  # noqa: E402
 

@@ -146,7 +146,7 @@ def test_a_reply_flood_is_judged_at_once_and_the_referee_stays_small(tmp_path: P
     engine and pydantic loaded is about 60 MiB)."""
     script = f"""
 import json, resource, sys
-sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
+sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[2])!r}]
 from pathlib import Path
 from test_walls import bot, first_legal, play
 tmp = Path({str(tmp_path)!r})

@@ -370,7 +370,7 @@ def test_a_record_judged_as_another_format_or_with_its_players_changed_fails(
 
 
 def test_the_three_player_hand_line_in_records_md_is_real() -> None:
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "RECORDS.md").read_text()
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "RECORDS.md").read_text()
     (example,) = [
         json.loads(line)
         for line in doc.splitlines()

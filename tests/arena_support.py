@@ -24,7 +24,7 @@ from protocol import messages as m
 from protocol.convert import legal_models
 from protocol.views import observation_model
 
-HOSTILE = Path(__file__).resolve().parent / "hostile"
+HOSTILE = Path(__file__).resolve().parent / "arena" / "hostile"
 
 CLOCK = Clock(move=0.3, grace=0.1, startup=5.0)
 """Short moves, so that a hung bot costs a fraction of a second; a generous start-up."""

@@ -33,7 +33,7 @@ from arena.tournament.standings import standings
 from arena.tournament.store import GameRow, Store
 from engine.rules import Rules
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 ONCE = HERE / "tournament_bots" / "once.py"
 GHOST = "/nonexistent/gin-arena-test/ghost-bot"
 

@@ -35,7 +35,7 @@ pytestmark = [
     pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc"),
 ]
 
-TOURNAMENT_BOTS = Path(__file__).resolve().parent / "tournament_bots"
+TOURNAMENT_BOTS = Path(__file__).resolve().parents[1] / "tournament_bots"
 KILLS_PER_CAMPAIGN = 10
 """Two campaigns (bots in the workers, bots as processes): 20 kills in all."""
 KILL_SEED = 20_240_611

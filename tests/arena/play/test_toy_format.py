@@ -203,7 +203,7 @@ def test_a_tournament_in_worker_processes_rates_every_bot(tmp_path: Path) -> Non
 
 def test_the_command_line_plays_and_judges_it(tmp_path: Path) -> None:
     here = Path(__file__).resolve()
-    env_path = f"{here.parent}:{here.parents[1]}"  # this module, and the support it imports
+    env_path = f"{here.parent}:{here.parents[2]}"  # this module, and the support it imports
     record = tmp_path / "toy.jsonl"
     mode = BEST_OF_THREE.name
     args = ("greedy", "random", "--mode", mode, "--games", "2", "--set", "game_target=10")

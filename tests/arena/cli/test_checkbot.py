@@ -18,7 +18,7 @@ from arena.cli.check_bot import Check, check_bot
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec
 
-HERE = Path(__file__).resolve().parent / "checkbot_bots"
+HERE = Path(__file__).resolve().parents[1] / "checkbot_bots"
 
 
 def run_checks(tmp_path: Path, command: tuple[str, ...], clock: Clock = CLOCK) -> dict[str, Check]:
@@ -92,7 +92,7 @@ def test_the_command_exits_1_and_prints_a_line_per_check_on_failure(tmp_path: Pa
 def test_a_bot_named_like_its_opponent_passes_every_check(tmp_path: Path) -> None:
     """The checks read the bot's lines off the wire by its name: the built-in greedy, checked
     against greedy, is told apart from its opponent (the wire names them greedy and opponent,
-    tests/arena/test_wire.py)."""
+    tests/arena/seats/test_wire.py)."""
     spec = BotSpec("greedy", builtin="greedy")
     checks = {c.name: c for c in check_bot(spec, CLOCK, tmp_path, in_process=True, games=1)}
     assert not failed(checks)

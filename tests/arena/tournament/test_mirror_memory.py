@@ -39,7 +39,7 @@ from arena.tournament.store import GameRow, Store
 from engine.modes import Mode
 from engine.rules import HOYLE, Rules
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 REMEMBER = HERE / "tournament_bots" / "remember.py"
 SANDBOX = resolve_sandbox("auto")
 needs_bwrap = pytest.mark.skipif(

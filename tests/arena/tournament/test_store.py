@@ -20,7 +20,7 @@ from support import COMMAND
 import arena.tournament.store
 from arena.tournament.store import APPLICATION, FORMAT, GameRow, Store, StoreError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 CONFIG: dict[str, Any] = {"kind": "round-robin", "seed": "18446744073709551615", "bots": ["a"]}
 
