@@ -452,6 +452,9 @@ def test_restart_decides_which_games_a_bot_process_plays(
     assert_ended_by_quit(*logs)
 
 
+# About 30 s on a loaded machine: in the slow lane (the quick lane holds the restart rules in
+# test_restart_decides_which_games_a_bot_process_plays).
+@pytest.mark.slow
 def test_a_worker_keeps_its_bots_from_task_to_task_and_plays_the_same_games(
     tmp_path: Path,
 ) -> None:
