@@ -167,6 +167,8 @@ class ReferenceBot(SearchBot):
         """Worlds dealt for them."""
         self.knocks_declined = 0
         """Knocks with a positive expected score the rollouts turned down."""
+        self.last_knock_steps = 0
+        """The steps of the last knock weighed."""
 
     def choose(self, view: View) -> Action:
         # The search bot's clock, but over this bot's budget: the draws' and discards' searches
@@ -269,6 +271,7 @@ class ReferenceBot(SearchBot):
                 totals[i] += points
                 steps += used + 1
         self.knock_worlds += worlds
+        self.last_knock_steps = steps
         if not worlds:
             return 0.0, -float("inf")  # no time to weigh it: knock, as the strong bot would
         return knock_total / worlds, max(totals) / worlds
