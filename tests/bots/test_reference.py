@@ -14,7 +14,7 @@ from test_search import CheckedHand, play_games
 
 from bots import BUILTIN
 from bots.greedy import GreedyBot
-from bots.reference import DEFAULT_BUDGET, Patience, ReferenceBot, play_out
+from bots.reference import DEFAULT_BUDGET, Patience, ReferenceBot, play_out, play_out_limits
 from bots.search import SHOW_DOWN_STEPS, Effort
 from bots.strong import StrongBot
 from engine.hand import ActionKind, Hand
@@ -144,7 +144,7 @@ def test_play_out_is_legal_scored_by_the_engine_and_patient(
 def test_play_out_stops_at_its_budget_unscored() -> None:
     for seed in range(20):
         whole = Hand(seed=seed)
-        points, steps = play_out(whole, 0, 0)
+        play_out(whole, 0, 0)
         n = len(whole.history)
         cut = Hand(seed=seed)
         assert play_out(cut, 0, 0, n - 1) == (0, n - 1)
@@ -174,3 +174,27 @@ def test_runs_as_its_own_process() -> None:
         check=False,
     )
     assert done.returncode == 0 and "--budget" in done.stdout
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    prefix=st.integers(0, 30),
+    limits=st.lists(st.integers(0, 10), min_size=1, max_size=4),
+    preset=st.sampled_from(sorted(PRESETS)),
+)
+def test_play_out_limits_is_play_out_for_each_limit(
+    seed: int, prefix: int, limits: list[int], preset: str
+) -> None:
+    hand = Hand(PRESETS[preset], dealer=seed % 2, seed=seed)
+    for _ in range(prefix):
+        if hand.is_over:
+            return
+        hand.apply(next(a for a in hand.legal_actions() if a.kind is not ActionKind.KNOCK))
+    if hand.is_over:
+        return
+    me = (seed >> 1) % 2
+    one_by_one = [play_out(hand.copy(), me, limit)[0] for limit in limits]
+    together, steps = play_out_limits(hand.copy(), me, limits)
+    assert together == one_by_one
+    assert steps <= sum(play_out(hand.copy(), me, limit)[1] for limit in limits)
