@@ -25,6 +25,8 @@ QUICK = Effort(budget=10.0, worlds=8)
 """Few search worlds and a clock that never runs out: deterministic and quick."""
 PATIENT = Patience(worlds=12)
 """Few knock worlds."""
+SHORT = HOYLE.replace(game_target=40)
+"""Hoyle rules, shorter games: the tests stay quick."""
 
 
 def quick(seed: int, patience: Patience = PATIENT) -> ReferenceBot:
@@ -38,12 +40,12 @@ def quick(seed: int, patience: Patience = PATIENT) -> ReferenceBot:
 def test_plays_whole_games_legally(preset: str) -> None:
     """An illegal action (a knock above the limit, a bad declared meld, the card just taken)
     would forfeit the game; play_games fails on any failure."""
-    play_games(PRESETS[preset], lambda: quick(1), StrongBot, [12])
+    play_games(PRESETS[preset].replace(game_target=40), lambda: quick(1), StrongBot, [12])
 
 
 def test_same_seed_same_games_and_another_seed_other_games() -> None:
     def run(seed: int) -> list[tuple[str, bytes]]:
-        return play_games(HOYLE, lambda: quick(seed), GreedyBot, [23])
+        return play_games(SHORT, lambda: quick(seed), GreedyBot, [23])
 
     first = run(5)
     assert run(5) == first
@@ -77,7 +79,7 @@ def test_a_knock_is_weighed_within_its_step_budget() -> None:
     at most (a world's continuations, each at most a hand's actions and a show-down)."""
     patience = Patience(worlds=1000, steps=400)
     bot = Counted(patience)
-    play_games(HOYLE, lambda: bot, GreedyBot, [34])
+    play_games(SHORT, lambda: bot, GreedyBot, [34])
     assert bot.weighed and bot.cut_short == 0
     one_world = 1 + len(patience.limits) * (2 * 50 + SHOW_DOWN_STEPS + 1)
     for worlds, steps in bot.weighed:
@@ -87,14 +89,14 @@ def test_a_knock_is_weighed_within_its_step_budget() -> None:
 
 def test_an_exhausted_clock_still_plays_legally() -> None:
     bot = ReferenceBot(4, Effort(budget=1e-9), budget=1e-9)
-    play_games(HOYLE, lambda: bot, GreedyBot, [45])
+    play_games(SHORT, lambda: bot, GreedyBot, [45])
     assert bot.cut_short > 0 and bot.knock_worlds == 0
 
 
 def test_without_rollouts_knocks_late_only_at_the_late_limit() -> None:
     """The cheap rule: short of gin, knocks only in the first turns, or at the late limit."""
     bot = Counted(Patience(rollouts=False, early_turns=1, late_limit=0))
-    lines = play_games(HOYLE, lambda: bot, GreedyBot, [56])
+    lines = play_games(SHORT, lambda: bot, GreedyBot, [56])
     assert not bot.weighed
     assert any(b"knock" in line for _, line in lines)
 
