@@ -15,6 +15,7 @@ BUILTIN: Final = {
     "greedy": "bots.greedy:GreedyBot",
     "strong": "bots.strong:StrongBot",
     "search": "bots.search:SearchBot",
+    "reference": "bots.reference:ReferenceBot",
 }
 """Built-in bot names and their classes (``module:Class``)."""
 

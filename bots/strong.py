@@ -51,7 +51,7 @@ HAND_SIZE = 10
 @dataclass(frozen=True, slots=True)
 class Style:
     """The weights behind the strong bot's judgement. The defaults were chosen by mirrored games
-    against ``greedy``; tests/benchmarks/ladder.py measures the result."""
+    against ``greedy``; benchmarks/ladder.py measures the result."""
 
     lookahead: float = 1.0
     """Share of a hand's value that is the expected deadwood after one more stock draw; the rest

@@ -83,7 +83,7 @@ def test_a_mistyped_bot_name_gets_the_nearest_names(
     said = refused(capsys, "match", "mybto", "greedy", "--bots", "bots.toml")
     assert said.endswith("did you mean 'mybot'?"), said
     said = refused(capsys, "match", "xq", "greedy")
-    assert said.endswith("(the built-in bots: random, greedy, strong, search)"), said
+    assert said.endswith("(the built-in bots: random, greedy, strong, search, reference)"), said
 
 
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
