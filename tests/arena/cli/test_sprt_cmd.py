@@ -27,6 +27,8 @@ def stored_games(db: Path) -> int:
         return 0
 
 
+# An SPRT played to its verdict (about 10 s): in the slow lane; the quick lane resumes one.
+@pytest.mark.slow
 def test_identical_bots_accept_h0(tmp_path: Path) -> None:
     done = sprt(tmp_path, "greedy", "greedy", "--seed", "1", "--db", "s.sqlite", "--json")
     assert done.returncode == 0, done.stderr

@@ -93,6 +93,9 @@ def test_chunks_keep_each_deal_whole_and_cover_the_plan() -> None:
 # -- the command ---------------------------------------------------------------------------------
 
 
+# About 10 s of hands played twice: in the slow lane; the quick lane keeps the report and the
+# zero difference of a bot against itself.
+@pytest.mark.slow
 def test_head_to_head_agrees_with_the_same_hands_played_as_a_match(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -503,6 +503,8 @@ def key_rows(path: Path) -> dict[int, tuple[Any, ...]]:
         return {row[0]: row for row in db.execute(f"SELECT {KEY_COLUMNS} FROM games")}
 
 
+# About 10 s: in the slow lane; the quick lane migrates an old database in one transaction.
+@pytest.mark.slow
 def test_a_tournament_of_an_earlier_version_resumes(tmp_path: Path) -> None:
     two = ("--bot", "a=greedy", "--bot", "b=random", "--bot", "c=random", "--seed", "3")
     common = (*two, "--games-per-pair", "2", "--concurrency", "1", "--format", "csv", *SHORT)
