@@ -8,10 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.conformance.blame import SOURCES
+from arena.conformance.capabilities import Capabilities, CapabilityError
 from arena.conformance.caseformat import (
     Case,
     Outcome,
     coverage,
+    id_order,
     known_ids,
     load_cases,
     select,
@@ -117,9 +120,13 @@ def run(args: argparse.Namespace) -> int:
             return 2
         if hello.get("ok") and isinstance(hello.get("name"), str):
             adapter.name = hello["name"] + (f" {hello['version']}" if "version" in hello else "")
-        if hello.get("rule_ids") is False:
-            adapter.rule_ids = False
-            adapter.name += " (no rule IDs: rejections are judged without them)"
+        try:
+            adapter.capabilities = Capabilities.from_hello(hello)
+        except CapabilityError as error:
+            print(printable(f"gin-arena conformance: {error}"), file=sys.stderr)
+            return 2
+        notes = hello.get("notes", [])
+        adapter.notes = [str(n) for n in notes] if isinstance(notes, list) else [str(notes)]
         return _report(adapter, chosen, broken, args)
 
 
@@ -153,11 +160,17 @@ def _report(subject: Subject, chosen: list[Case], broken: list[Outcome], args: A
     }
     failed = 1 if totals["fail"] or stopped else 0
     per_rule = summary(outcomes)
+    notes: list[str] = getattr(subject, "notes", [])
     if args.json:  # json.dumps escapes every control character: the strings stay exact
+        rules = {
+            rule_id: {**counts, **_source_json(rule_id)} for rule_id, counts in per_rule.items()
+        }
         report = {
             "engine": subject.name,
+            "capabilities": subject.capabilities.to_json(),
+            "notes": notes,
             "totals": totals,
-            "rules": per_rule,
+            "rules": rules,
             "cases": [o.to_json() for o in outcomes],
             "stopped": stopped or None,
             "not_run": [case.id for case in not_run],
@@ -166,26 +179,97 @@ def _report(subject: Subject, chosen: list[Case], broken: list[Outcome], args: A
         return failed
     # An adapter writes the engine's name, its messages and its stderr, a case file the ids and
     # steps: escape sequences among them must not reach the terminal.
-    for outcome in outcomes:
-        if outcome.status != "pass" or args.verbose:
-            where = f" [{outcome.where}]" if outcome.where else ""
-            text = f": {outcome.message}" if outcome.message else ""
-            print(printable(f"{outcome.status.upper()} {outcome.case.id}{where}{text}"))
+    lines = [f"engine: {subject.name}"]
+    lines += [f"  lacks: {what}" for what in subject.capabilities.missing()]
+    lines += [f"  note: {note}" for note in notes]
+    lines += ["", *_first_things(outcomes)]
+    lines += _case_lines(outcomes, verbose=args.verbose)
     if stopped:
-        print(printable(f"STOPPED: {stopped}"))
-    if outcomes and (totals["fail"] or totals["skip"] or stopped or args.verbose):
-        print()
-    print(f"{'rule':6} {'pass':>5} {'fail':>5} {'skip':>5}")
-    for rule_id, counts in per_rule.items():
-        mark = "  <- fails" if counts["fail"] else ""
-        row = f"{rule_id:6} {counts['pass']:5} {counts['fail']:5} {counts['skip']:5}{mark}"
-        print(printable(row))
+        lines.append(f"STOPPED: {stopped}")
+    lines += ["", *_rule_lines(per_rule, verbose=args.verbose), ""]
     also = f", {len(not_run)} not run" if not_run else ""
-    print()
-    print(
-        printable(
-            f"{totals['pass']} passed, {totals['fail']} failed, {totals['skip']} skipped{also} of "
-            f"{len(outcomes) + len(not_run)} cases; engine: {subject.name}"
-        )
+    lines.append(
+        f"{totals['pass']} passed, {totals['fail']} failed, {totals['skip']} skipped{also} of "
+        f"{len(outcomes) + len(not_run)} cases"
     )
+    for line in lines:
+        print(printable(line))
     return failed
+
+
+_FOUNDATIONS = {"R5": "the deal (R5)", "R6": "the first upcard (R6)"}
+
+
+def _first_things(outcomes: list[Outcome]) -> list[str]:
+    """A warning, first, when the deal or the first upcard fails: every hand verdict depends on
+    them."""
+    counts = {rule: sum(o.blame == rule for o in outcomes) for rule in _FOUNDATIONS}
+    failing = [f"{_FOUNDATIONS[rule]} in {n} cases" for rule, n in counts.items() if n]
+    if not failing:
+        return []
+    return [
+        f"FIRST: {' and '.join(failing)} fail. Every hand and game case is dealt and most begin "
+        "with the first-upcard offer, so the verdicts below depend on these: fix them first.",
+        "",
+    ]
+
+
+def _case_lines(outcomes: list[Outcome], *, verbose: bool) -> list[str]:
+    """The failures (those blaming R5 or R6 first, then by rule), the skips grouped by reason,
+    and with ``verbose`` the passes."""
+    lines: list[str] = []
+    failures = [o for o in outcomes if o.status == "fail"]
+    failures.sort(key=lambda o: (o.blame not in _FOUNDATIONS, id_order(o.blame or "-")))
+    for outcome in failures:
+        where = f" [{outcome.where}]" if outcome.where else ""
+        blame = outcome.blame or "--"
+        lines.append(f"FAIL {blame:4} {outcome.case.id}{where}: {outcome.message}")
+    reasons: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        if outcome.status == "skip":
+            reasons.setdefault(outcome.message, []).append(outcome.case.id)
+    for reason, ids in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
+        count = f"{len(ids)} cases" if len(ids) > 1 else "1 case"
+        lines.append(f"SKIP {count}: {reason}")
+        if verbose:
+            lines.append(f"     {' '.join(ids)}")
+    partial = [o for o in outcomes if o.status == "pass" and o.skipped]
+    if partial:
+        why = sorted({reason for o in partial for _, reason in o.skipped})
+        lines.append(f"PART {len(partial)} cases passed with checks skipped: {'; '.join(why)}")
+    if verbose:
+        lines += [f"PASS {o.case.id}" for o in outcomes if o.status == "pass"]
+    return lines
+
+
+def _rule_lines(per_rule: dict[str, dict[str, int]], *, verbose: bool) -> list[str]:
+    """The table of the IDs that fail (every ID with ``verbose``), then the others in lines."""
+    shown = {rule_id: counts for rule_id, counts in per_rule.items() if verbose or counts["fail"]}
+    lines = [f"{'rule':5} {'fail':>4} {'pass':>4} {'not reached':>11} {'skip':>4}  source"]
+    for rule_id, counts in shown.items():
+        source = SOURCES.get(rule_id)
+        origin = f"{source.origin:5} {source.note}" if source else ""
+        lines.append(
+            f"{rule_id:5} {counts['fail']:4} {counts['pass']:4} {counts['not_reached']:11} "
+            f"{counts['skip']:4}  {origin}"
+        )
+    if len(shown) == 1:
+        lines = ["no rule fails"]
+    if verbose:
+        return lines
+    rest = {k: v for k, v in per_rule.items() if k not in shown}
+    groups = (
+        ("not reached in a failing case", lambda c: c["not_reached"] > 0),
+        ("passing", lambda c: not c["not_reached"] and c["pass"] > 0),
+        ("skipped in every case", lambda c: not c["not_reached"] and not c["pass"]),
+    )
+    for title, test in groups:
+        ids = [rule_id for rule_id, counts in rest.items() if test(counts)]
+        if ids:
+            lines.append(f"{title}: {' '.join(ids)}")
+    return lines
+
+
+def _source_json(rule_id: str) -> dict[str, str]:
+    source = SOURCES.get(rule_id)
+    return {"source": source.origin, "source_note": source.note} if source else {}

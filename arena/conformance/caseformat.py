@@ -85,6 +85,7 @@ _SHOWDOWN_KEYS = frozenset(
         "first_upcard",
         "defender_cards",
         "result",
+        "result_rules",
     }
 )
 _COMMON_KEYS = frozenset({"id", "title", "covers", "kind", "notes", "tags"})
@@ -93,14 +94,17 @@ _COMMON_KEYS = frozenset({"id", "title", "covers", "kind", "notes", "tags"})
 class CaseFailure(AssertionError):
     """A case failed: the engine disagrees with it, or the case itself is malformed.
 
-    ``where`` names the place in the case (``"hand 2, step 5 {'do': 'knock 7H'}"``)."""
+    ``where`` names the place in the case (``"hand 2, step 5 {'do': 'knock 7H'}"``); ``rule``
+    is the rule or option the failing check tests (``None``: a failure that is no rule's, such
+    as an adapter that crashed or a malformed case)."""
 
-    def __init__(self, case_id: str, where: str, message: str) -> None:
+    def __init__(self, case_id: str, where: str, message: str, rule: str | None = None) -> None:
         text = f"{case_id}: {where}: {message}" if where else f"{case_id}: {message}"
         super().__init__(text)
         self.case_id = case_id
         self.where = where
         self.message = message
+        self.rule = rule
 
 
 class CaseSkipped(Exception):
@@ -138,14 +142,37 @@ class Case:
         return (self.kind, *(str(t) for t in tags)) if isinstance(tags, list) else (self.kind,)
 
 
+VERDICTS: Final = ("fail", "pass", "not_reached", "skip")
+"""What a case says of each ID it covers: failing (its failure blames it), passing, not reached
+(the case failed before proving it) or skipped."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How one case went: ``status`` is ``pass``, ``fail`` or ``skip``."""
+    """How one case went: ``status`` is ``pass``, ``fail`` or ``skip``; ``blame`` the rule its
+    failure blames (``None`` for a failure that is no rule's); ``skipped`` the checks the engine
+    could not make (a partial result), each as ``(rule, reason)``."""
 
     case: Case
     status: str
     where: str = ""
     message: str = ""
+    blame: str | None = None
+    skipped: tuple[tuple[str | None, str], ...] = ()
+    passed: frozenset[str] = frozenset()
+    """The rules of the checks that passed (a partial case keeps these IDs passing)."""
+
+    def verdicts(self) -> dict[str, str]:
+        """The verdict on each ID the case covers, and on the rule its failure blames."""
+        if self.status == "fail":
+            table = {rule_id: "not_reached" for rule_id in self.case.covers}
+            if self.blame is not None:
+                table[self.blame] = "fail"
+            return table
+        if self.status == "skip":
+            return {rule_id: "skip" for rule_id in self.case.covers}
+        unproven = {rule for rule, _ in self.skipped} - self.passed
+        return {rule_id: "skip" if rule_id in unproven else "pass" for rule_id in self.case.covers}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,8 +180,11 @@ class Outcome:
             "kind": self.case.kind,
             "covers": list(self.case.covers),
             "status": self.status,
+            "blame": self.blame,
+            "verdicts": self.verdicts(),
             "where": self.where,
             "message": self.message,
+            "skipped_checks": [{"rule": rule, "reason": why} for rule, why in self.skipped],
         }
 
 
@@ -241,6 +271,7 @@ def check_format(case: Case) -> None:
         need("dealer" in data.get("deal", {}), "a hand's deal needs a dealer")
         _check_steps(cid, "", data.get("steps"))
         _check_result_format(cid, "result", data.get("result"))
+        _check_rule_map(cid, "result_rules", data.get("result_rules"), RESULT_KEYS)
     need(case.kind == "game" or "mode" not in data, "only a game names a mode")
     if case.kind == "game":
         _check_game_format(cid, data)
@@ -251,6 +282,7 @@ def check_format(case: Case) -> None:
             need(key in data, f"a show-down needs {key}")
         need("discard" in data, "a show-down names the discard (null for big gin)")
         _check_result_format(cid, "result", data["result"])
+        _check_rule_map(cid, "result_rules", data.get("result_rules"), RESULT_KEYS)
 
 
 def _check_result_format(cid: str, where: str, result: object) -> None:
@@ -315,7 +347,9 @@ def _check_game_format(cid: str, data: Mapping[str, Any]) -> None:
         )
         _check_steps(cid, f"hand {index}, ", spec.get("steps"))
         _check_result_format(cid, f"hand {index}, result", spec.get("result"))
+        _check_rule_map(cid, f"hand {index}, result_rules", spec.get("result_rules"), RESULT_KEYS)
     keys = _HOLLYWOOD_RESULT_KEYS if mode == "hollywood" else GAME_RESULT_KEYS
+    _check_rule_map(cid, "game_result_rules", data.get("game_result_rules"), GAME_RESULT_KEYS)
     unknown = sorted(set(data["game_result"]) - set(keys))
     need(not unknown, f"game_result has unknown keys {unknown} for {mode}")
     games = data["game_result"].get("games", [{}] * HOLLYWOOD_GAMES)
@@ -331,8 +365,25 @@ def _check_steps(cid: str, where: str, steps: object) -> None:
     if not isinstance(steps, list):
         raise CaseFailure(cid, "format", f"{where}steps must be a list")
     for index, step in enumerate(steps, 1):
-        if not isinstance(step, dict) or frozenset(step) not in _STEP_KEYS:
+        if not isinstance(step, dict) or frozenset(step) - {"rule"} not in _STEP_KEYS:
             raise CaseFailure(cid, "format", f"{where}step {index}: bad step {step!r}")
+        if "rule" in step and step["rule"] not in known_ids():
+            raise CaseFailure(
+                cid, "format", f"{where}step {index}: rule {step['rule']!r} is no rule or option ID"
+            )
+
+
+def _check_rule_map(cid: str, where: str, rules: object, keys: Sequence[str]) -> None:
+    """``result_rules`` or ``game_result_rules``: result keys to rule or option IDs."""
+    if rules is None:
+        return
+    if not isinstance(rules, Mapping):
+        raise CaseFailure(cid, "format", f"{where} must be an object")
+    for key, rule_id in rules.items():
+        if key not in keys:
+            raise CaseFailure(cid, "format", f"{where}: {key!r} is no result key")
+        if rule_id not in known_ids():
+            raise CaseFailure(cid, "format", f"{where}: {rule_id!r} is no rule or option ID")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,16 +402,20 @@ def coverage(cases: Iterable[Case]) -> dict[str, list[str]]:
 
 
 def summary(outcomes: Iterable[Outcome]) -> dict[str, dict[str, int]]:
-    """Per rule and option ID: how many of the cases covering it passed, failed, were skipped."""
+    """Per rule and option ID: in how many cases it is failing, passing, not reached, skipped
+    (:meth:`Outcome.verdicts`)."""
     table: dict[str, dict[str, int]] = {}
     for outcome in outcomes:
-        for rule_id in outcome.case.covers or ("-",):
-            counts = table.setdefault(rule_id, {"pass": 0, "fail": 0, "skip": 0})
-            counts[outcome.status] += 1
-    return dict(sorted(table.items(), key=lambda kv: _id_order(kv[0])))
+        verdicts = outcome.verdicts() or {
+            "-": "not_reached" if outcome.status == "fail" else outcome.status
+        }
+        for rule_id, verdict in verdicts.items():
+            counts = table.setdefault(rule_id, dict.fromkeys(VERDICTS, 0))
+            counts[verdict] += 1
+    return dict(sorted(table.items(), key=lambda kv: id_order(kv[0])))
 
 
-def _id_order(rule_id: str) -> tuple[int, int]:
+def id_order(rule_id: str) -> tuple[int, int]:
     if len(rule_id) > 1 and rule_id[0] in "RO" and rule_id[1:].isdigit():
         return (0 if rule_id[0] == "R" else 1, int(rule_id[1:]))
     return (2, 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from arena.conformance.capabilities import Capabilities
 from arena.errors import ArenaError
 from engine import __version__ as engine_version
 from engine.cards import CARD_NAMES, parse_card
@@ -98,6 +99,7 @@ class ReferenceEngine:
     """The engine of this project, answering adapter requests (:meth:`call`)."""
 
     name = "gin-rummy-arena"
+    capabilities = Capabilities()
 
     def __init__(self) -> None:
         self._hand: Hand | None = None

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from arena.conformance.capabilities import Capabilities
 from arena.errors import ArenaError
 from arena.seats import reaper
 from protocol.codec import QUOTE_LIMIT, InvalidJson, parse_json, quote
@@ -58,8 +59,10 @@ class AdapterProcess:
             raise ValueError("the adapter command is empty")
         self.timeout = timeout
         self.name = " ".join(self.argv)
-        self.rule_ids = True
-        """Whether the engine names the rule an action breaks (its ``hello`` says)."""
+        self.notes: list[str] = []
+        """The lines the adapter's ``hello`` asked the report to print."""
+        self.capabilities = Capabilities()
+        """What the engine has, as its ``hello`` declares (everything, until it does)."""
         self.timeouts_in_a_row = 0
         """How many requests in a row the adapter has not answered in time (0 after any line)."""
         self._proc: subprocess.Popen[bytes] | None = None

@@ -59,7 +59,7 @@ def report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
         (("big-number",), "integer with 100000 digits (at most 19)"),
         (("extra-line",), "wrote more than one line for one request"),
         (("corrupt", "game", "[]"), "deal answered game []: not an object"),
-        (("corrupt", "splitmix64", '"5"'), "deal answered splitmix64 '5': not a list"),
+        (("corrupt", "splitmix64", '"5"'), 'deal answered splitmix64 "5": not a list'),
     ],
 )
 def test_a_bad_answer_fails_its_case_and_says_what_was_wrong(

@@ -40,11 +40,14 @@ def faulty(mode: str, *more: str) -> str:
 def test_every_shipped_case_passes_on_this_engine() -> None:
     done = conformance()
     assert done.returncode == 0, done.stdout + done.stderr
-    last = done.stdout.strip().splitlines()[-1]
-    assert last == f"{len(CASES)} passed, 0 failed, 0 skipped of {len(CASES)} cases; " + (
-        "engine: gin-rummy-arena"
-    )
-    assert "\nR10 " in done.stdout and "\nO17 " in done.stdout, "a row per rule ID"
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == "engine: gin-rummy-arena"
+    assert lines[-1] == f"{len(CASES)} passed, 0 failed, 0 skipped of {len(CASES)} cases"
+    assert "no rule fails" in lines
+    passing = next(line for line in lines if line.startswith("passing: ")).split()[1:]
+    assert set(passing) == caseformat.known_ids(), "every rule and option ID passes"
+    verbose = conformance("--verbose").stdout
+    assert "\nR10 " in verbose and "\nO17 " in verbose, "--verbose: a row per rule ID"
 
 
 def test_the_adapter_route_passes_every_case_in_a_subprocess() -> None:
@@ -92,7 +95,8 @@ def test_a_failing_engine_exits_1_and_the_summary_names_the_rules() -> None:
     assert done.returncode == 1
     assert "FAIL " in done.stdout and "accepted, expected rejection with R8" in done.stdout
     row = next(line for line in done.stdout.splitlines() if line.startswith("R8 "))
-    assert row.endswith("<- fails")
+    assert int(row.split()[1]) > 0, row  # failing cases blame R8
+    assert row.split()[5:7] == ["001", "only"], "and the table says where R8 comes from"
     assert " 0 failed" not in done.stdout.splitlines()[-1]
 
 

@@ -1,0 +1,180 @@
+"""What an engine under test has, as its adapter declares in ``hello`` (docs/CONFORMANCE.md,
+"Capabilities: what the engine has"), and which cases and checks that rules out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from arena.conformance.caseformat import (
+    GAME_RESULT_KEYS,
+    MODES,
+    RESULT_KEYS,
+    STATE_KEYS,
+    Case,
+)
+from engine.rules import Rules, RulesError, option_ids, option_names
+
+OPS: Final = (
+    "hand",
+    "apply",
+    "legal",
+    "state",
+    "result",
+    "game",
+    "seating",
+    "next_seat",
+    "next_hand",
+    "game_result",
+    "deadwood",
+    "meld",
+    "deal",
+    "showdown",
+)
+"""The ops a case may need (``hello`` and ``quit`` are always answered)."""
+_KIND_OPS: Final = {
+    "hand": ("hand", "result"),
+    "game": ("game", "seating", "game_result", "result"),
+    "showdown": ("showdown",),
+    "solver": ("deadwood",),
+    "meld": ("meld",),
+    "deal": ("deal",),
+}
+_LIST_KEYS: Final = {
+    "ops": OPS,
+    "modes": tuple(MODES),
+    "options": option_names(),
+    "state_keys": STATE_KEYS,
+    "result_keys": RESULT_KEYS,
+    "game_result_keys": GAME_RESULT_KEYS,
+}
+_BOOL_KEYS: Final = ("first_upcard", "rule_ids")
+
+
+class CapabilityError(ValueError):
+    """An adapter's ``hello`` declares its capabilities in a form the kit cannot read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What the engine has; every field's default is "all of it"."""
+
+    ops: frozenset[str] = frozenset(OPS)
+    modes: frozenset[str] = frozenset(MODES)
+    options: frozenset[str] = frozenset(option_names())
+    first_upcard: bool = True
+    rule_ids: bool = True
+    state_keys: frozenset[str] = frozenset(STATE_KEYS)
+    result_keys: frozenset[str] = frozenset(RESULT_KEYS)
+    game_result_keys: frozenset[str] = frozenset(GAME_RESULT_KEYS)
+
+    @classmethod
+    def from_hello(cls, hello: Mapping[str, Any]) -> Capabilities:
+        """The capabilities a ``hello`` response declares (with version 1's top-level
+        ``rule_ids``); raises :class:`CapabilityError` naming what is wrong."""
+        declared = hello.get("capabilities", {})
+        if not isinstance(declared, Mapping):
+            raise CapabilityError(f"hello's capabilities must be an object, not {declared!r}")
+        known = (*_LIST_KEYS, *_BOOL_KEYS)
+        unknown = sorted(set(declared) - set(known))
+        if unknown:
+            raise CapabilityError(
+                f"hello declares unknown capabilities {unknown}; the kit knows {', '.join(known)}"
+            )
+        changes: dict[str, Any] = {}
+        for key, allowed in _LIST_KEYS.items():
+            if key not in declared:
+                continue
+            values = declared[key]
+            if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+                raise CapabilityError(f"capabilities.{key} must be a list of names, not {values!r}")
+            strange = sorted(set(values) - set(allowed))
+            if strange:
+                raise CapabilityError(
+                    f"capabilities.{key} names {strange}, which the kit does not know; "
+                    f"choose among {', '.join(allowed)}"
+                )
+            changes[key] = frozenset(values)
+        flags = {"rule_ids": hello["rule_ids"]} if "rule_ids" in hello else {}
+        flags.update({key: declared[key] for key in _BOOL_KEYS if key in declared})
+        for key, value in flags.items():
+            if not isinstance(value, bool):
+                raise CapabilityError(f"capabilities.{key} must be true or false, not {value!r}")
+            changes[key] = value
+        return dataclasses.replace(cls(), **changes)
+
+    def missing(self) -> list[str]:
+        """What the engine declared it lacks, one phrase each, for the report's header (``lacks:
+        PHRASE``)."""
+        lines = []
+        for key, allowed in _LIST_KEYS.items():
+            lacking = sorted(set(allowed) - getattr(self, key), key=allowed.index)
+            if lacking:
+                lines.append(f"{key.replace('_', ' ')} {', '.join(lacking)}")
+        if not self.first_upcard:
+            lines.append("a first upcard (R6)")
+        if not self.rule_ids:
+            lines.append("rule IDs in its rejections (judged on being rejections alone)")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {key: sorted(getattr(self, key)) for key in _LIST_KEYS}
+        data.update({key: getattr(self, key) for key in _BOOL_KEYS})
+        return data
+
+    def skip_reason(self, case: Case) -> str | None:
+        """Why the engine cannot run ``case`` at all, or ``None``."""
+        lacking = sorted(set(needed_ops(case)) - self.ops, key=OPS.index)
+        if lacking:
+            return f"the engine has no {' or '.join(lacking)} op (capabilities.ops)"
+        mode = case.data.get("mode", "two-player") if case.kind == "game" else None
+        if mode is not None and mode not in self.modes:
+            return f"the engine plays no {mode} games (capabilities.modes)"
+        if not self.first_upcard and "R6" in case.covers:
+            return "the engine has no first upcard (capabilities.first_upcard), which R6 is about"
+        changed = sorted(set(changed_options(case)) - self.options)
+        if changed:
+            ids = option_ids()
+            named = ", ".join(f"{ids[name]} {name}" for name in changed)
+            return f"the engine cannot be set to other values of {named} (capabilities.options)"
+        return None
+
+
+def needed_ops(case: Case) -> tuple[str, ...]:
+    """The ops a case cannot be run without (``state`` for a refused action is optional)."""
+    ops = list(_KIND_OPS.get(case.kind, ()))
+    data = case.data
+    if case.kind == "game":
+        specs = data.get("hands", [])
+        if isinstance(specs, list) and len(specs) > 1:
+            ops += ["next_seat", "next_hand"]
+        steps = [s for spec in specs if isinstance(spec, Mapping) for s in spec.get("steps", [])]
+    else:
+        steps = list(data.get("steps", [])) if case.kind == "hand" else []
+    for step in steps:
+        if not isinstance(step, Mapping):
+            continue
+        if "do" in step:
+            ops.append("apply")
+        elif "state" in step:
+            ops.append("state")
+        else:
+            ops.append("legal")
+    return tuple(dict.fromkeys(ops))
+
+
+def changed_options(case: Case) -> tuple[str, ...]:
+    """The options a case's rules set to another value than the default (none for a case with
+    no rules, or rules the kit cannot read: the run reports those)."""
+    spec = case.data.get("rules")
+    if not isinstance(spec, Mapping):
+        return ()
+    try:
+        rules = Rules.preset(str(spec.get("preset"))).with_options(spec.get("options", {}))
+    except (RulesError, TypeError, ValueError):
+        return ()
+    default = Rules()
+    return tuple(name for name in option_names() if getattr(rules, name) != getattr(default, name))
