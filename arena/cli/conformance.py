@@ -182,10 +182,10 @@ def _report(subject: Subject, chosen: list[Case], broken: list[Outcome], args: A
     lines = [f"engine: {subject.name}"]
     lines += [f"  lacks: {what}" for what in subject.capabilities.missing()]
     lines += [f"  note: {note}" for note in notes]
-    lines += ["", *_first_things(outcomes)]
-    lines += _case_lines(outcomes, verbose=args.verbose)
+    cases = [*_first_things(outcomes), *_case_lines(outcomes, verbose=args.verbose)]
     if stopped:
-        lines.append(f"STOPPED: {stopped}")
+        cases.append(f"STOPPED: {stopped}")
+    lines += ["", *cases] if cases else []
     lines += ["", *_rule_lines(per_rule, verbose=args.verbose), ""]
     also = f", {len(not_run)} not run" if not_run else ""
     lines.append(
@@ -253,7 +253,7 @@ def _rule_lines(per_rule: dict[str, dict[str, int]], *, verbose: bool) -> list[s
             f"{rule_id:5} {counts['fail']:4} {counts['pass']:4} {counts['not_reached']:11} "
             f"{counts['skip']:4}  {origin}"
         )
-    if len(shown) == 1:
+    if not shown:
         lines = ["no rule fails"]
     if verbose:
         return lines

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.conformance import caseformat
+from isolation import PLAYLESS, incidental_knock
+
+from arena.conformance import blame, caseformat
 from engine.rules import option_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,3 +79,52 @@ def test_every_option_id_is_an_engine_option() -> None:
     options = sorted((i for i in all_ids() if i.startswith("O")), key=_sort_key)
     unknown = [i for i in options if i not in option_ids().values()]
     assert not unknown, f"option IDs that are not fields of engine.rules.Rules: {unknown}"
+
+
+# -- isolating fixtures, blame and sources -------------------------------------------------------
+
+
+def test_every_case_tagged_isolated_isolates_its_rules() -> None:
+    """Played through this engine, no player of a case tagged ``isolated`` could knock (or go
+    gin) before the knock the case is about: an engine with compulsory gin plays it as meant."""
+    tagged = [case for case in caseformat.load_cases()[0] if "isolated" in case.tags]
+    assert len(tagged) > 50
+    passed = {case.id: incidental_knock(case) for case in tagged}
+    assert {cid: why for cid, why in passed.items() if why} == {}
+
+
+def test_every_rule_played_in_a_case_has_a_case_that_isolates_it() -> None:
+    cases = caseformat.load_cases()[0]
+    played = {i for case in cases if case.kind not in PLAYLESS for i in case.covers}
+    isolating = {
+        i for case in cases if case.kind in PLAYLESS or "isolated" in case.tags for i in case.covers
+    }
+    missing = sorted(played - isolating, key=_sort_key)
+    assert not missing, (
+        f"IDs whose every case lets a player knock before the case's point: {missing}"
+    )
+
+
+def test_the_isolation_check_sees_an_incidental_knock() -> None:
+    """A case whose script discards where a knock was possible is not isolated."""
+    case = next(c for c in caseformat.load_cases()[0] if c.id == "knock-never-obliged")
+    assert incidental_knock(case) is not None
+
+
+def test_the_blame_table_of_the_document_is_the_code_s() -> None:
+    text = (ROOT / "docs" / "CONFORMANCE.md").read_text(encoding="utf-8")
+    block = text.split("<!-- blame:begin -->\n")[1].split("<!-- blame:end -->")[0]
+    assert block.strip() == blame.blame_table_markdown()
+
+
+def test_every_id_has_a_source_and_the_defined_here_ones_match_the_rules_document() -> None:
+    assert set(blame.SOURCES) == caseformat.known_ids()
+    assert {s.origin for s in blame.SOURCES.values()} == {"hoyle", "001", "here"}
+    text = RULES_DOC.read_text(encoding="utf-8")
+    section = text.split("## Not in the sources, defined here")[1].split("\n## ")[0]
+    named_here = set(
+        re.findall(r"^- \*\*(R\d+) [A-Z]", section, re.MULTILINE)
+    )  # - **R17 Turn limit**
+    assert named_here, "the section lists rules in bold"
+    wrong = {i: blame.SOURCES[i].origin for i in named_here if blame.SOURCES[i].origin != "here"}
+    assert not wrong, f"RULES.md says these are defined here: {wrong}"
