@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from isolation import PLAYLESS, incidental_knock
 
 from arena.conformance import blame, caseformat
