@@ -204,12 +204,16 @@ def _first_things(outcomes: list[Outcome]) -> list[str]:
     """A warning, first, when the deal or the first upcard fails: every hand verdict depends on
     them."""
     counts = {rule: sum(o.blame == rule for o in outcomes) for rule in _FOUNDATIONS}
-    failing = [f"{_FOUNDATIONS[rule]} in {n} cases" for rule, n in counts.items() if n]
+    failing = [
+        f"{_FOUNDATIONS[rule]} fails in {n} case{'s' if n > 1 else ''}"
+        for rule, n in counts.items()
+        if n
+    ]
     if not failing:
         return []
     return [
-        f"FIRST: {' and '.join(failing)} fail. Every hand and game case is dealt and most begin "
-        "with the first-upcard offer, so the verdicts below depend on these: fix them first.",
+        f"FIRST: {' and '.join(failing)}. Every hand and game case is dealt and most begin with "
+        "the first-upcard offer, so the verdicts below depend on these: fix them first.",
         "",
     ]
 
@@ -235,11 +239,21 @@ def _case_lines(outcomes: list[Outcome], *, verbose: bool) -> list[str]:
             lines.append(f"     {' '.join(ids)}")
     partial = [o for o in outcomes if o.status == "pass" and o.skipped]
     if partial:
-        why = sorted({reason for o in partial for _, reason in o.skipped})
-        lines.append(f"PART {len(partial)} cases passed with checks skipped: {'; '.join(why)}")
+        what = sorted({_unchecked(reason) for o in partial for _, reason in o.skipped})
+        lines.append(
+            f"PART {len(partial)} cases passed, their checks of what the engine does not compute "
+            f"skipped: {', '.join(what)}"
+        )
     if verbose:
         lines += [f"PASS {o.case.id}" for o in outcomes if o.status == "pass"]
     return lines
+
+
+def _unchecked(reason: str) -> str:
+    """``the engine does not compute the result's points`` -> ``result's points``."""
+    for prefix in ("the engine does not compute the ", "the engine does not report the "):
+        reason = reason.removeprefix(prefix)
+    return reason
 
 
 def _rule_lines(per_rule: dict[str, dict[str, int]], *, verbose: bool) -> list[str]:

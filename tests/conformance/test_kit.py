@@ -6,6 +6,7 @@ the shipped cases and the protocol's real traffic."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -31,7 +32,7 @@ def conformance(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str
 
 
 def faulty(mode: str, *more: str) -> str:
-    return " ".join([sys.executable, str(FAULTY), mode, *more])
+    return shlex.join([sys.executable, str(FAULTY), mode, *more])
 
 
 # -- the command ---------------------------------------------------------------------------------
@@ -263,3 +264,131 @@ def test_the_protocol_traffic_of_every_case_follows_the_adapter_schema() -> None
         assert responses.is_valid(response), (request, response)
     assert ops >= {"hand", "apply", "legal", "state", "result", "game", "seating", "next_seat"}
     assert ops >= {"next_hand", "game_result", "deadwood", "meld", "deal", "showdown"}
+
+
+# -- verdicts by cause, capabilities, partial results, messages --------------------------------
+
+
+def test_a_failure_blames_the_rule_of_its_check_and_the_case_s_other_ids_are_not_reached() -> None:
+    done = conformance("--engine", faulty("lenient"), "--json")
+    report = json.loads(done.stdout)
+    cases = {c["id"]: c for c in report["cases"]}
+    taken = cases["taken-card-may-not-be-discarded"]  # covers R8 R9 R6 R12; its R8 step fails
+    assert taken["status"] == "fail" and taken["blame"] == "R8"
+    assert taken["verdicts"] == {
+        "R8": "fail",
+        "R9": "not_reached",
+        "R6": "not_reached",
+        "R12": "not_reached",
+    }
+    assert report["rules"]["R12"]["fail"] == 0, "R12 is never blamed: no score differs"
+    assert report["rules"]["R12"]["not_reached"] >= 1
+    assert report["rules"]["R8"]["source"] == "001"
+
+
+def test_the_default_output_puts_failures_first_and_fits_a_screen() -> None:
+    done = conformance("--engine", faulty("lenient"))
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("engine: ")
+    assert lines[2].startswith(("FIRST: ", "FAIL ")), lines[:3]
+    table = lines.index(next(line for line in lines if line.startswith("rule ")))
+    assert all(not line.startswith(("FAIL", "SKIP")) for line in lines[table:])
+    assert len(lines) < 50, done.stdout
+
+
+def test_a_failing_deal_is_said_first() -> None:
+    done = conformance("--engine", faulty("swapped-deal"))
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[2].startswith("FIRST: the deal (R5) fails in "), lines[:3]
+    assert lines[4].startswith("FAIL R5 "), lines[:5]
+
+
+def test_what_a_refused_action_changed_is_named() -> None:
+    done = conformance("--engine", faulty("changes-on-reject"), "--rule", "R6")
+    assert done.returncode == 1
+    assert "the rejected action changed the hand: hands[1] gained " in done.stdout
+    assert "stock_size 31 -> 30" in done.stdout
+    assert "None" not in done.stdout
+
+
+def test_every_mismatching_key_is_named_and_a_missing_key_names_the_capability() -> None:
+    done = conformance("--engine", faulty("drops-points"), "--tag", "hand")
+    assert done.returncode == 1
+    assert "points: the engine's result has no points" in done.stdout
+    assert "capabilities.result_keys" in done.stdout
+    assert "None" not in done.stdout
+
+
+def test_capabilities_skip_whole_families_in_one_line_and_partial_results_pass() -> None:
+    declared = {
+        "modes": ["two-player"],
+        "result_keys": ["end", "winner"],
+        "first_upcard": False,
+    }
+    done = conformance("--engine", faulty("declares", json.dumps(declared)))
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    assert "  lacks: modes hollywood, three-player, partnership" in lines
+    assert "  lacks: a first upcard (R6)" in lines
+    assert "  note: declared on purpose" in lines
+    skips = [line for line in lines if line.startswith("SKIP ")]
+    assert len(skips) == 5, skips  # R6, one line a format, partial results
+    assert any("plays no three-player games" in line for line in skips)
+    part = next(line for line in lines if line.startswith("PART "))
+    assert "result's points" in part and "result's end" not in part
+    report = json.loads(
+        conformance("--engine", faulty("declares", json.dumps(declared)), "--json").stdout
+    )
+    assert report["capabilities"]["first_upcard"] is False
+    cases = {c["id"]: c for c in report["cases"]}
+    # a show-down case whose every check was of an uncomputed key is skipped, not passed
+    lay_offs = cases["showdown-gen-01-chain-down-two-up-one"]
+    assert lay_offs["status"] == "pass" or lay_offs["status"] == "skip"
+    assert all(v in ("pass", "skip") for c in cases.values() for v in c["verdicts"].values())
+    undercut = cases["undercut-on-tie"]  # end and winner are checked: R13 passes
+    assert undercut["status"] == "pass" and undercut["verdicts"]["R13"] == "pass"
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "message"),
+    [
+        ('{"modes": ["five-player"]}', "capabilities.modes names ['five-player']"),
+        ('{"rule_ids": "no"}', "capabilities.rule_ids must be true or false"),
+        ('{"colour": true}', "hello declares unknown capabilities ['colour']"),
+    ],
+)
+def test_capabilities_the_kit_cannot_read_stop_the_run_with_the_reason(
+    capabilities: str, message: str
+) -> None:
+    done = conformance("--engine", faulty("declares", capabilities))
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_an_unsupported_option_skips_the_cases_that_change_it() -> None:
+    declared = {"options": ["knock_limit"]}
+    report = json.loads(
+        conformance("--engine", faulty("declares", json.dumps(declared)), "--json").stdout
+    )
+    cases = {c["id"]: c for c in report["cases"]}
+    assert cases["undercut-bonus-option"]["status"] == "skip"
+    assert "O3 undercut_bonus" in cases["undercut-bonus-option"]["message"]
+    assert cases["knock-limit-option"]["status"] == "pass"
+
+
+def test_a_check_that_names_its_rule_blames_that_rule(tmp_path: Path) -> None:
+    data = json.loads((SCHEMAS / "cases" / "knock-rejected-above-limit.json").read_text())
+    step = next(s for s in data["steps"] if "legal" in s)
+    step["rule"] = "O1"  # the engine below leaves an action out of every list
+    data["result_rules"] = {"end": "O1"}
+    assert not list(validator("case.schema.json").iter_errors(data))
+    (tmp_path / "named.json").write_text(json.dumps(data))
+    done = conformance("--engine", faulty("wrong-legal"), "--cases", str(tmp_path), "--json")
+    (case,) = json.loads(done.stdout)["cases"]
+    assert case["status"] == "fail" and case["blame"] == "O1", case
+    del step["rule"]
+    (tmp_path / "named.json").write_text(json.dumps(data))
+    done = conformance("--engine", faulty("wrong-legal"), "--cases", str(tmp_path), "--json")
+    (case,) = json.loads(done.stdout)["cases"]
+    assert case["blame"] == "R7", "by default a missing discard blames R7 (a turn)"

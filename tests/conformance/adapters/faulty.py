@@ -7,6 +7,11 @@ but misbehaving as its first argument says.
     faulty.py lenient        accept every action: an illegal one is applied anyway or ignored
     faulty.py no-games       answer "unsupported" to every game request
     faulty.py wrong-legal    leave the first legal action out of every list
+    faulty.py declares JSON  declare these capabilities in hello (and a note); answer as declared:
+                             results, show-downs and game results lose the keys left out
+    faulty.py drops-points   leave points out of every result without declaring it
+    faulty.py changes-on-reject  a refused action first plays the first legal action
+    faulty.py swapped-deal   deal every hand with the deck's first two cards swapped
 """
 
 from __future__ import annotations
@@ -14,13 +19,46 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Any
 
 from arena.conformance.reference import ReferenceEngine
+
+_SHOW_DOWN_KEYS = (
+    "knocker_deadwood",
+    "knocker_melds",
+    "knocker_deadwood_cards",
+    "defender_deadwood",
+    "defender_melds",
+    "defender_deadwood_cards",
+    "lay_offs",
+)
+
+
+def _as_declared(response: dict[str, Any], declared: dict[str, Any], op: object) -> None:
+    """Remove from a result what the declared capabilities leave out."""
+    result = response.get("result")
+    if not isinstance(result, dict):
+        return
+    if op == "game_result" and "game_result_keys" in declared:
+        for key in list(result):
+            if key not in declared["game_result_keys"] and key != "games":
+                del result[key]
+    if op in ("result", "showdown") and "result_keys" in declared:
+        keys = declared["result_keys"]
+        for key in ("points", "doubled"):
+            if key not in keys:
+                result.pop(key, None)
+        show = result.get("show_down")
+        if isinstance(show, dict):
+            for key in _SHOW_DOWN_KEYS:
+                if key not in keys and key != "knocker_melds":
+                    show.pop(key, None)
 
 
 def main() -> int:
     mode = sys.argv[1]
-    at = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    at = int(sys.argv[2]) if len(sys.argv) > 2 and mode != "declares" else 0
+    declared: dict[str, Any] = json.loads(sys.argv[2]) if mode == "declares" else {}
     engine = ReferenceEngine()
     count = 0
     for line in sys.stdin:
@@ -34,8 +72,24 @@ def main() -> int:
         if count == at and mode == "garbage":
             print("this is not JSON", flush=True)
             continue
-        response = engine.call(request)
         op = request.get("op")
+        if mode == "swapped-deal" and op in ("hand", "game", "next_hand"):
+            deck = request["deck"]
+            request = {**request, "deck": [deck[1], deck[0], *deck[2:]]}
+        if mode == "changes-on-reject" and op == "apply":
+            response = engine.call(request)
+            legal = engine.call({"op": "legal"}).get("actions")
+            if not response["ok"] and legal:
+                engine.call({"op": "apply", "action": legal[0]})
+            print(json.dumps(response), flush=True)
+            continue
+        response = engine.call(request)
+        if mode == "declares" and op == "hello":
+            response = {**response, "capabilities": declared, "notes": ["declared on purpose"]}
+        if mode == "declares":
+            _as_declared(response, declared, op)
+        if mode == "drops-points" and isinstance(response.get("result"), dict):
+            response["result"].pop("points", None)
         if mode == "lenient" and op == "apply" and not response["ok"]:
             response = {"ok": True}
         if mode == "no-games" and op in ("game", "next_seat", "next_hand", "seating"):
