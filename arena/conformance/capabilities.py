@@ -35,7 +35,7 @@ OPS: Final = (
     "showdown",
 )
 """The ops a case may need (``hello`` and ``quit`` are always answered)."""
-_KIND_OPS: Final = {
+_KIND_OPS: Final = {  # each kind's own op first
     "hand": ("hand", "result"),
     "game": ("game", "seating", "game_result", "result"),
     "showdown": ("showdown",),
@@ -127,9 +127,9 @@ class Capabilities:
 
     def skip_reason(self, case: Case) -> str | None:
         """Why the engine cannot run ``case`` at all, or ``None``."""
-        lacking = sorted(set(needed_ops(case)) - self.ops, key=OPS.index)
-        if lacking:
-            return f"the engine has no {' or '.join(lacking)} op (capabilities.ops)"
+        lacking = [op for op in needed_ops(case) if op not in self.ops]
+        if lacking:  # the first: the kind's own op when it is missing, so reasons group by kind
+            return f"the engine has no {lacking[0]} op (capabilities.ops)"
         mode = case.data.get("mode", "two-player") if case.kind == "game" else None
         if mode is not None and mode not in self.modes:
             return f"the engine plays no {mode} games (capabilities.modes)"

@@ -392,3 +392,19 @@ def test_a_check_that_names_its_rule_blames_that_rule(tmp_path: Path) -> None:
     done = conformance("--engine", faulty("wrong-legal"), "--cases", str(tmp_path), "--json")
     (case,) = json.loads(done.stdout)["cases"]
     assert case["blame"] == "R7", "by default a missing discard blames R7 (a turn)"
+
+
+def test_the_adapter_template_runs_as_shipped() -> None:
+    """docs/adapters/template_adapter.py: its meld op passes, the rest is declared absent and
+    skipped in a line a kind of case."""
+    template = ROOT / "docs" / "adapters" / "template_adapter.py"
+    done = conformance("--engine", shlex.join([sys.executable, str(template)]))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "engine: template 0"
+    assert any(line.startswith("  lacks: ops hand, apply") for line in lines)
+    skips = [line for line in lines if line.startswith("SKIP ")]
+    assert skips and len(skips) <= 6, skips
+    assert "SKIP 72 cases: the engine has no hand op (capabilities.ops)" in skips
+    melds = sum(case.kind == "meld" for case in CASES)
+    assert lines[-1].startswith(f"{melds} passed, 0 failed, ")
