@@ -1,0 +1,886 @@
+"""A living league's arithmetic: bot versions join, retire and replace each other, mirrored pairs
+of games are reported, and the next pairings go where they inform most.
+
+Pure arithmetic, like the rest of :mod:`arena.stats`: no games are played and nothing is stored
+here. A caller (the league's store and command) feeds :class:`League` the events in the order
+they happened and asks it for the next pairings; the same seed and the same events, asked in the
+same order, give the same pairings, so a league can be replayed from its history.
+
+**Events.** :class:`Join` (a version of a bot enters), :class:`Retire` (a version stops being
+scheduled), :class:`Replace` (a new version of the same bot enters and the old one retires: an
+update) and :class:`PairResult` (a pairing was played: one deal twice, seats swapped, so 0, 1 or 2
+wins of 2, draws possible). A version is named by an id unique in the league (a digest, or
+``name@7``); its bot is the name versions of one program share. History is kept: a retired
+version keeps its games, its rating and its place in the fit, so its results still inform the
+ratings of the versions it played.
+
+**The model** is :mod:`arena.stats.ratings`' Bradley-Terry Elo with the same conventions: one
+virtual drawn game per pair of versions that met (:data:`~arena.stats.ratings.PRIOR_DRAWS`), a
+Gaussian prior of :data:`~arena.stats.ratings.PRIOR_SD` Elo on every rating, ratings relative to
+the mean of the versions that played. The fit differs in how it is computed, so that it scales
+to thousands of versions (see :meth:`League.standings`):
+
+- *Ratings*: the same maximum, found by Gauss-Seidel Newton sweeps over the sparse graph of pairs
+  that met (each rating in turn takes the Newton step of its own likelihood, the others held),
+  warm-started from the previous fit: a handful of sweeps absorb a batch of new results, and a
+  full fit sweeps until no rating moves by more than ``tolerance``.
+- *Intervals*: the variance of ``r_k - mean(r)`` is the ``k``-th diagonal entry of the inverse of
+  the Fisher information (a weighted graph Laplacian ``L = D - W``, ``w_ij = g_ij p_ij (1 -
+  p_ij)``, plus the prior) in the direction of that contrast ``c = e_k - 1/n``. Writing the
+  inverse as the random-walk series ``sum_m D^-1 (W D^-1)^m`` (valid for contrasts, which are
+  orthogonal to the constant), :func:`_variances` keeps its first three terms (``m = 0, 1, 2``):
+  the bot's own information, the correction from its opponents' uncertainty, and from theirs.
+  Each term is a sum over the pairs that met, so the whole pass costs a few sweeps of the graph.
+  The terms left out decay with the graph's spectral gap: on well-mixed graphs (round-robins,
+  random pairings, the adaptive scheduler's wide draws) the half-widths agree with the exact
+  inverse of :func:`arena.stats.ratings.fit` within a few per cent
+  (``tests/arena/stats/test_league.py`` holds them to 3% on leagues of 10 to 50 bots;
+  ``benchmarks/league_sim.py`` compares them with an exact inverse at 1,000); on a chain of bots
+  that only ever met their nearest neighbours they would be too narrow, which is why the scheduler
+  draws opponents over a range of strengths rather than only the nearest.
+
+**The scheduler** (:class:`Adaptive`) is described in docs/LEAGUE.md, "How games are scheduled";
+:class:`RandomPairing` and :class:`RoundRobin` are the baselines behind the same interface.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from arena.errors import ArenaError
+from arena.stats.ratings import ELO_PER_NAT, PRIOR_DRAWS, PRIOR_SD, Z95
+
+TARGET_ELO = 30.0
+"""The default stopping target: a version whose 95% interval is within this many Elo of its
+rating either way is settled."""
+MIN_SHARE = 0.25
+"""The default guaranteed share: every active version plays at least this fraction of a fair
+share of pairings (see :class:`Adaptive`)."""
+PRIOR_PRECISION = (PRIOR_SD / ELO_PER_NAT) ** -2
+"""The prior's precision on each rating, in natural units (as in :mod:`arena.stats.ratings`)."""
+
+
+class LeagueError(ArenaError, ValueError):
+    """An event or a request the league cannot take: an unknown or duplicate version, a result
+    that does not add up, a version retired twice."""
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Version ``version`` of bot ``bot`` enters the league (and is scheduled from now on)."""
+
+    bot: str
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Retire:
+    """Version ``version`` stops being scheduled; its games stay in the fit."""
+
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replace:
+    """Version ``new`` of the same bot as ``old`` enters and ``old`` retires (an update). Until it
+    has played, the scheduler places ``new`` where ``old`` stood."""
+
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """A pairing played: ``wins_a`` games won by ``a``, ``wins_b`` by ``b``, ``draws`` drawn; one
+    deal twice with the seats swapped, so two games (one when a pairing was cut short).
+
+    ``pairing`` is the :attr:`Pairing.index` it answers, if it answers one; without it the
+    result answers the oldest pending pairing of the same two versions, if there is one.
+    """
+
+    a: str
+    b: str
+    wins_a: int
+    wins_b: int
+    draws: int = 0
+    pairing: int | None = None
+
+    @property
+    def games(self) -> int:
+        return self.wins_a + self.wins_b + self.draws
+
+
+Event = Join | Retire | Replace | PairResult
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """Play ``a`` against ``b`` on one deal twice, seats swapped. ``index`` counts the pairings
+    the league has issued (0, 1, 2, ...): a caller may derive the deal from it."""
+
+    index: int
+    a: str
+    b: str
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A version's place: Elo relative to the mean of the versions that played, its 95%
+    interval, its record in games, whether it is still scheduled and whether it is settled (its
+    interval within the league's target)."""
+
+    version: str
+    bot: str
+    elo: float
+    low: float
+    high: float
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    active: bool
+    settled: bool
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+
+class Scheduler(Protocol):
+    """Chooses pairings; :meth:`League.next_pairings` records what it chooses."""
+
+    name: str
+    informed: bool
+    """Whether it reads the fit (then the league keeps what the fit does not hold yet)."""
+
+    def choose(self, league: League, k: int, rng: random.Random) -> list[tuple[int, int]]:
+        """Up to ``k`` pairings as pairs of version indices (fewer, or none, when nothing needs
+        playing)."""
+        ...
+
+
+class League:
+    """The state of a league, built from events (:meth:`apply`), and its next pairings
+    (:meth:`next_pairings`).
+
+    ``seed`` seeds every random choice of the scheduler; ``target`` is the stopping rule's
+    half-width in Elo; ``share`` the guaranteed fraction of a fair share of pairings;
+    ``scheduler`` chooses the pairings (default :class:`Adaptive`).
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        target: float = TARGET_ELO,
+        share: float = MIN_SHARE,
+        scheduler: Scheduler | None = None,
+    ) -> None:
+        if not (math.isfinite(target) and target > 0):
+            raise LeagueError(f"the target half-width must be a positive number of Elo: {target!r}")
+        if not (math.isfinite(share) and 0 < share <= 1):
+            raise LeagueError(f"the guaranteed share must be in (0, 1]: {share!r}")
+        self.seed = seed
+        self.target = target
+        self.share = share
+        self.scheduler: Scheduler = Adaptive() if scheduler is None else scheduler
+        self._index: dict[str, int] = {}
+        self._names: list[str] = []
+        self._bots: list[str] = []
+        self._active: list[bool] = []
+        self._adj: list[dict[int, list[float]]] = []
+        """``_adj[i][j] == [games, score of i]``, the virtual draw included."""
+        self._wins: list[int] = []
+        self._losses: list[int] = []
+        self._draws: list[int] = []
+        self._guess: list[float] = []
+        """Where the scheduler places a version that has not played (its predecessor's rating)."""
+        self._last: list[int] = []
+        """The index of the last pairing issued to each version (its entry, before any)."""
+        self._issued = 0
+        self._pending: dict[int, Pairing] = {}
+        self._results = 0
+        self._r: list[float] = []
+        self._v: list[float] = []
+        self._fitted_at = -1
+        """:attr:`_results` when :attr:`_r` and :attr:`_v` were last computed (-1: never)."""
+        self._unfitted: dict[tuple[int, int], float] = {}
+        """Games whose information the last fit does not hold (pairings issued since, pending
+        then, or reported without a pairing since), by pair: an informed scheduler counts them
+        ahead."""
+
+    # Events
+
+    def apply(self, event: Event) -> None:
+        """Take one event; a :class:`LeagueError` (nothing changed) if it does not fit."""
+        if isinstance(event, PairResult):
+            self._result(event)
+        elif isinstance(event, Join):
+            self._join(event.bot, event.version, None)
+        elif isinstance(event, Retire):
+            self._retire(self._known(event.version, event))
+        elif isinstance(event, Replace):
+            old = self._known(event.old, event)
+            if not self._active[old]:
+                raise LeagueError(f"{event!r}: {event.old!r} is retired already")
+            self._join(self._bots[old], event.new, old, event)
+            self._retire(old)
+        else:
+            raise LeagueError(f"not a league event: {event!r}")
+
+    def extend(self, events: Iterable[Event]) -> None:
+        """Take ``events`` in order."""
+        for event in events:
+            self.apply(event)
+
+    def _known(self, version: str, event: Event) -> int:
+        try:
+            return self._index[version]
+        except (KeyError, TypeError):
+            raise LeagueError(f"{event!r}: unknown version {version!r}") from None
+
+    def _join(self, bot: str, version: str, old: int | None, event: Event | None = None) -> None:
+        what = event if event is not None else Join(bot, version)
+        for value, field in ((bot, "bot"), (version, "version")):
+            if not isinstance(value, str) or not value:
+                raise LeagueError(f"{what!r}: the {field} must be a non-empty string")
+        if version in self._index:
+            raise LeagueError(f"{what!r}: duplicate version {version!r} (already in the league)")
+        self._index[version] = len(self._names)
+        self._names.append(version)
+        self._bots.append(bot)
+        self._active.append(True)
+        self._adj.append({})
+        for counts in (self._wins, self._losses, self._draws):
+            counts.append(0)
+        self._guess.append(0.0 if old is None else self._location(old))
+        self._last.append(self._issued)
+        self._r.append(0.0)
+        self._v.append(1 / PRIOR_PRECISION)
+
+    def _retire(self, i: int) -> None:
+        if not self._active[i]:
+            raise LeagueError(f"{Retire(self._names[i])!r}: {self._names[i]!r} is retired already")
+        self._active[i] = False
+
+    def _result(self, result: PairResult) -> None:
+        i, j = self._known(result.a, result), self._known(result.b, result)
+        if i == j:
+            raise LeagueError(f"{result!r}: a version cannot play itself")
+        counts = (result.wins_a, result.wins_b, result.draws)
+        if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+            raise LeagueError(f"{result!r}: wins and draws must be counts (integers, at least 0)")
+        if result.games not in (1, 2):
+            raise LeagueError(
+                f"{result!r}: a pairing is 2 games (1 if cut short), not {result.games}"
+            )
+        pending = self._answered(result, i, j)
+        if pending is not None:
+            del self._pending[pending]
+        g = float(result.games)
+        s = result.wins_a + result.draws / 2
+        entry = self._adj[i].get(j)
+        if entry is None:
+            entry = self._adj[i][j] = [PRIOR_DRAWS, PRIOR_DRAWS / 2]
+            self._adj[j][i] = [PRIOR_DRAWS, PRIOR_DRAWS / 2]
+        entry[0] += g
+        entry[1] += s
+        back = self._adj[j][i]
+        back[0] += g
+        back[1] += g - s
+        self._wins[i] += result.wins_a
+        self._losses[i] += result.wins_b
+        self._wins[j] += result.wins_b
+        self._losses[j] += result.wins_a
+        self._draws[i] += result.draws
+        self._draws[j] += result.draws
+        self._results += 1
+        if pending is None and self.scheduler.informed:
+            _add(self._unfitted, i, j, g)
+
+    def _answered(self, result: PairResult, i: int, j: int) -> int | None:
+        """The pending pairing ``result`` answers, if any."""
+        if result.pairing is not None:
+            pairing = self._pending.get(result.pairing)
+            if pairing is None:
+                raise LeagueError(f"{result!r}: no pending pairing {result.pairing}")
+            if {pairing.a, pairing.b} != {result.a, result.b}:
+                raise LeagueError(f"{result!r}: pairing {result.pairing} is {pairing!r}")
+            return result.pairing
+        for index, pairing in self._pending.items():  # issued order: the oldest first
+            if {self._index[pairing.a], self._index[pairing.b]} == {i, j}:
+                return index
+        return None
+
+    # What the league knows
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """Every version that ever joined, in the order they joined."""
+        return tuple(self._names)
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        """The versions being scheduled, in the order they joined."""
+        return tuple(name for name, on in zip(self._names, self._active, strict=True) if on)
+
+    @property
+    def issued(self) -> int:
+        """How many pairings :meth:`next_pairings` has issued."""
+        return self._issued
+
+    @property
+    def pending(self) -> tuple[Pairing, ...]:
+        """Pairings issued and not yet answered by a result, oldest first."""
+        return tuple(self._pending.values())
+
+    def bot(self, version: str) -> str:
+        return self._bots[self._known(version, Retire(version))]
+
+    def standings(
+        self, *, all_versions: bool = False, tolerance: float = 1e-9, max_sweeps: int = 10_000
+    ) -> list[Standing]:
+        """The table, best first: the active versions (every version with ``all_versions``).
+
+        The ratings are the fit's maximum to within ``tolerance`` (natural units, the largest
+        step of a sweep) or ``max_sweeps`` sweeps; the intervals as in the module's docstring.
+        """
+        self._fit(sweeps=max_sweeps, tolerance=tolerance)
+        played = [k for k in range(len(self._names)) if self._adj[k]]
+        shift = sum(self._r[k] for k in played) / len(played) if played else 0.0
+        rows = []
+        for k, name in enumerate(self._names):
+            if not (all_versions or self._active[k]):
+                continue
+            elo = (self._r[k] - shift) * ELO_PER_NAT
+            half = Z95 * ELO_PER_NAT * math.sqrt(self._v[k])
+            rows.append(
+                Standing(
+                    version=name,
+                    bot=self._bots[k],
+                    elo=elo,
+                    low=elo - half,
+                    high=elo + half,
+                    games=self._wins[k] + self._losses[k] + self._draws[k],
+                    wins=self._wins[k],
+                    losses=self._losses[k],
+                    draws=self._draws[k],
+                    active=self._active[k],
+                    settled=half <= self.target,
+                )
+            )
+        rows.sort(key=lambda row: (-round(row.elo, 6), row.version))
+        return rows
+
+    def half_widths(self) -> dict[str, float]:
+        """Every version's 95% half-width in Elo from the last fit (refitted if stale, with the
+        scheduler's few sweeps), by version, in the order they joined."""
+        self._fit(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
+        return {
+            n: Z95 * ELO_PER_NAT * math.sqrt(v) for n, v in zip(self._names, self._v, strict=True)
+        }
+
+    def unsettled(self) -> tuple[str, ...]:
+        """The active versions whose interval is wider than the target (by the last fit, refitted
+        if stale), in the order they joined."""
+        widths = self.half_widths()
+        return tuple(n for n in self.active if widths[n] > self.target)
+
+    # Scheduling
+
+    def next_pairings(self, k: int) -> list[Pairing]:
+        """The next ``k`` pairings (fewer, or none, when nothing needs playing), recorded as
+        pending until a :class:`PairResult` answers each."""
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise LeagueError(f"the number of pairings must be a count: {k!r}")
+        rng = random.Random(f"league:{self.seed}:{self._issued}")
+        chosen = self.scheduler.choose(self, k, rng) if k else []
+        out = []
+        for i, j in chosen[:k]:
+            pairing = Pairing(self._issued, self._names[i], self._names[j])
+            self._pending[self._issued] = pairing
+            self._last[i] = self._last[j] = self._issued
+            self._issued += 1
+            if self.scheduler.informed:
+                _add(self._unfitted, i, j, 2.0)
+            out.append(pairing)
+        return out
+
+    def _location(self, k: int) -> float:
+        """Where the scheduler places version ``k``: its rating, or its guess before it plays."""
+        return self._r[k] if self._adj[k] else self._guess[k]
+
+    # The fit
+
+    def _fit(self, sweeps: int, tolerance: float, only_if_stale: bool = False) -> None:
+        """Refit (warm-started) unless nothing changed since the last fit; with
+        ``only_if_stale``, keep a fit that is only a little behind (the scheduler's rule)."""
+        new = self._results - self._fitted_at
+        if new == 0 or (only_if_stale and self._fitted_at >= 0 and new < self._refit_every()):
+            return
+        _sweep(self._r, self._adj, sweeps, tolerance)
+        self._v = _variances(self._r, self._adj)
+        self._fitted_at = self._results
+        self._unfitted = {}
+        for p in self._pending.values():
+            _add(self._unfitted, self._index[p.a], self._index[p.b], 2.0)
+
+    def _refit_every(self) -> int:
+        """Results between two fits for the scheduler: a quarter of the active versions."""
+        return max(1, sum(self._active) // 4)
+
+
+def _add(games: dict[tuple[int, int], float], i: int, j: int, g: float) -> None:
+    key = (i, j) if i < j else (j, i)
+    games[key] = games.get(key, 0.0) + g
+
+
+_SWEEPS = 3
+"""Gauss-Seidel sweeps the scheduler spends on a refit (warm-started, so a batch of results)."""
+_SCHEDULER_TOLERANCE = 1e-4
+
+
+def _sweep(
+    r: list[float], adj: list[dict[int, list[float]]], sweeps: int, tolerance: float
+) -> None:
+    """Move ``r`` (natural units, in place) towards the maximum of the posterior: Gauss-Seidel
+    Newton sweeps over the versions that played, until the largest step is below ``tolerance``
+    or ``sweeps`` sweeps."""
+    exp = math.exp
+    prior = PRIOR_PRECISION
+    order = [k for k in range(len(r)) if adj[k]]
+    parts = _components(order, adj)
+    for _ in range(sweeps):
+        # A common shift of a connected group changes none of its games' odds: only the prior
+        # pins it, far too weakly for sweeps to find it, so it is set exactly (the prior's
+        # maximum is the group's mean at 0).
+        for part in parts:
+            mean = sum(r[k] for k in part) / len(part)
+            for k in part:
+                r[k] -= mean
+        largest = 0.0
+        for i in order:
+            ri = r[i]
+            grad = -prior * ri
+            curvature = prior
+            for j, (g, s) in adj[i].items():
+                p = 1.0 / (1.0 + exp(r[j] - ri))
+                grad += s - g * p
+                curvature += g * p * (1.0 - p)
+            step = grad / curvature
+            r[i] = ri + step
+            largest = max(largest, abs(step))
+        if largest < tolerance:
+            break
+
+
+def _components(order: list[int], adj: list[dict[int, list[float]]]) -> list[list[int]]:
+    """The connected groups of the versions in ``order`` (those that played), each in order."""
+    seen: set[int] = set()
+    parts = []
+    for start in order:
+        if start in seen:
+            continue
+        seen.add(start)
+        part, todo = [start], [start]
+        while todo:
+            for j in adj[todo.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    part.append(j)
+                    todo.append(j)
+        parts.append(sorted(part))
+    return parts
+
+
+def _variances(r: Sequence[float], adj: list[dict[int, list[float]]]) -> list[float]:
+    """The variance of each ``r_k - mean(r over the versions that played)`` (natural units), by the
+    first three terms of the random-walk series (module docstring); a version that has not played
+    gets the prior's variance.
+
+    With ``d_k`` the information of version ``k`` (the sum of its ``w_kj`` plus the prior),
+    ``a_k = sum_j w_kj / d_j``, ``b_k = sum_j w_kj^2 / d_j``, ``c_k = sum_j w_kj a_j / d_j`` and
+    ``n`` versions that played, the terms ``c^T D^-1 (W D^-1)^m c`` for ``c = e_k - 1/n`` are:
+    ``m = 0``: ``1/d_k - 2/(n d_k) + sum(1/d)/n^2``; ``m = 1``: ``-2 a_k/(n d_k) + sum(a/d)/n^2``;
+    ``m = 2``: ``b_k/d_k^2 - 2 c_k/(n d_k) + sum(a^2/d)/n^2``.
+    """
+    exp = math.exp
+    size = len(r)
+    out = [1 / PRIOR_PRECISION] * size
+    played = [k for k in range(size) if adj[k]]
+    n = len(played)
+    if n == 0:
+        return out
+    weights: list[list[tuple[int, float]]] = [[] for _ in range(size)]
+    d = [PRIOR_PRECISION] * size
+    for i in played:
+        ri = r[i]
+        row = weights[i]
+        total = PRIOR_PRECISION
+        for j, (g, _s) in adj[i].items():
+            p = 1.0 / (1.0 + exp(r[j] - ri))
+            w = g * p * (1.0 - p)
+            row.append((j, w))
+            total += w
+        d[i] = total
+    inv = [1 / x for x in d]
+    a = [0.0] * size
+    b = [0.0] * size
+    for i in played:
+        sa = sb = 0.0
+        for j, w in weights[i]:
+            t = w * inv[j]
+            sa += t
+            sb += w * t
+        a[i] = sa
+        b[i] = sb
+    c = [0.0] * size
+    ad = [a[k] * inv[k] for k in range(size)]
+    for i in played:
+        c[i] = sum(w * ad[j] for j, w in weights[i])
+    mean_terms = sum(inv[k] + ad[k] + a[k] * ad[k] for k in played) / (n * n)
+    tail = _tail(r, played, d, weights)
+    for k in played:
+        own = inv[k] * (1 - 2 / n) + b[k] * inv[k] * inv[k]
+        cross = 2 / n * inv[k] * (a[k] + c[k])
+        # Never below what its own games alone leave (its variance given every other rating).
+        out[k] = max(own - cross + mean_terms + tail[k], inv[k] * (1 - 1 / n) ** 2)
+    return out
+
+
+GROUPS = 40
+"""Groups of the coarse correction (:func:`_tail`): with at most this many versions that played,
+the intervals are exact (up to rounding)."""
+
+
+def _tail(
+    r: Sequence[float], played: list[int], d: list[float], weights: list[list[tuple[int, float]]]
+) -> list[float]:
+    """The terms ``m >= 3`` of the series (:func:`_variances`), by version, from a coarse copy of
+    the graph: the versions that played, in rating order, in :data:`GROUPS` groups of consecutive
+    ones (one version a group when there are no more of them than that).
+
+    In the eigenvectors ``u`` of ``N = D^-1/2 W D^-1/2`` those terms are ``sum (c^T D^-1/2 u)^2
+    l^3 / (1 - l)`` over the non-constant modes; the slowly-decaying ones (``l`` near 1: the
+    smooth differences between distant groups, a chain's drift) are what the first three terms
+    miss. The coarse graph (``Wc = P^T W P``, ``Dc = P^T D P``, ``P`` the groups' indicator)
+    carries them: with ``M = Dc^-1/2 Wc Dc^-1/2`` and ``y = Dc^-1/2 (e_g - s / n)`` (``s`` the
+    groups' sizes), a version of group ``g`` gets ``y^T (I - M + u0 u0^T)^-1 y - y^T (I + M +
+    M^2) y``, ``u0`` the constant mode (deflated; ``y`` is orthogonal to it). Exact when each
+    version is its own group."""
+    n = len(played)
+    out = [0.0] * len(r)
+    if n < 3:
+        return out
+    count = min(n, GROUPS)
+    order = sorted(played, key=lambda k: (r[k], k))
+    group = {}
+    size = [0] * count
+    for pos, k in enumerate(order):
+        g = pos * count // n
+        group[k] = g
+        size[g] += 1
+    dc = [0.0] * count
+    wc = [[0.0] * count for _ in range(count)]
+    for i in played:
+        gi = group[i]
+        dc[gi] += d[i]
+        row = wc[gi]
+        for j, w in weights[i]:
+            row[group[j]] += w
+    root = [math.sqrt(x) for x in dc]
+    norm = math.sqrt(sum(dc))
+    u0 = [x / norm for x in root]
+    m = [[wc[g][h] / (root[g] * root[h]) for h in range(count)] for g in range(count)]
+    # Columns y_g, one per group, stored as rows: y[g][a].
+    y = [[((a == g) - size[a] / n) / root[a] for a in range(count)] for g in range(count)]
+    system = [[(g == h) - m[g][h] + u0[g] * u0[h] for h in range(count)] for g in range(count)]
+    z = _solve_many(system, y)
+    tail = [0.0] * count
+    for g in range(count):
+        yg = y[g]
+        my = [sum(row[a] * yg[a] for a in range(count)) for row in m]
+        tail[g] = sum(yg[a] * (z[g][a] - yg[a] - my[a]) - my[a] * my[a] for a in range(count))
+    for k in played:
+        out[k] = tail[group[k]]
+    return out
+
+
+def _solve_many(matrix: list[list[float]], rights: list[list[float]]) -> list[list[float]]:
+    """``matrix^-1 b`` for each ``b`` of ``rights`` (Gaussian elimination, partial pivoting)."""
+    size = len(matrix)
+    a = [row[:] for row in matrix]
+    b = [[rhs[i] for rhs in rights] for i in range(size)]  # b[i][col]
+    for col in range(size):
+        pivot = max(range(col, size), key=lambda row: abs(a[row][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        b[col], b[pivot] = b[pivot], b[col]
+        p = a[col][col]
+        top, btop = a[col], b[col]
+        for row in range(col + 1, size):
+            f = a[row][col] / p
+            if f:
+                ar, br = a[row], b[row]
+                for c in range(col, size):
+                    ar[c] -= f * top[c]
+                for c in range(len(br)):
+                    br[c] -= f * btop[c]
+    x = [[0.0] * size for _ in rights]
+    for row in range(size - 1, -1, -1):
+        ar, br = a[row], b[row]
+        for c in range(len(rights)):
+            acc = br[c] - sum(ar[k] * x[c][k] for k in range(row + 1, size))
+            x[c][row] = acc / ar[row]
+    return x
+
+
+class Adaptive:
+    """Pairings chosen by the information they bring where it is needed (docs/LEAGUE.md, "How
+    games are scheduled").
+
+    ``candidates`` opponents are drawn for each version served, around its rating with a
+    logistic spread of ``spread`` natural units (widened by its own uncertainty), and the best
+    is kept. A version counts as unsettled for the scheduler until its half-width is within
+    ``aim`` times the league's target: the intervals are estimates (within about 2.5% of the
+    exact ones in ``benchmarks/league_sim.py``), and the margin lets the exact interval reach
+    the target too.
+    """
+
+    name = "adaptive"
+    informed = True
+
+    def __init__(self, *, candidates: int = 8, spread: float = 0.75, aim: float = 0.97) -> None:
+        if candidates < 1 or not (math.isfinite(spread) and spread > 0) or not 0 < aim <= 1:
+            raise LeagueError(
+                f"bad adaptive scheduler: candidates={candidates}, spread={spread}, aim={aim}"
+            )
+        self.candidates = candidates
+        self.spread = spread
+        self.aim = aim
+
+    def choose(self, league: League, k: int, rng: random.Random) -> list[tuple[int, int]]:
+        league._fit(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
+        view = _View(league, self.aim)
+        for (i, j), g in league._unfitted.items():
+            view.inform(i, j, g)
+        active = [i for i, on in enumerate(league._active) if on]
+        if len(active) < 2:
+            return []
+        v, location = view.v, view.location
+        order = sorted(active, key=lambda i: (location[i], i))
+        keys = [location[i] for i in order]
+        gap = math.ceil(len(active) / (2 * league.share))
+        owed = sorted(
+            (i for i in active if league._issued - league._last[i] >= gap),
+            key=lambda i: (league._last[i], i),
+        )
+        unfinished = [i for i in active if v[i] > view.limit]
+        cap = max(1, math.ceil(2 * k / max(1, len(unfinished))))
+        served = dict.fromkeys(active, 0)
+        picks: list[tuple[int, int]] = []
+
+        def pick(i: int, extra: Sequence[int] = ()) -> int:
+            drawn = self._draw(i, view, order, keys, rng)
+            j = max(
+                (j for j in (*drawn, *extra) if j != i),
+                key=lambda j: view.gain(i, j),
+                default=drawn[0],
+            )
+            picks.append((i, j) if rng.random() < 0.5 else (j, i))
+            served[i] += 1
+            served[j] += 1
+            view.inform(i, j, 2.0)
+            return j
+
+        # An owed version meets, if it can, an unsettled one near it: the nearest on each side
+        # are candidates besides the draws.
+        loose = sorted(unfinished, key=lambda i: (location[i], i))
+        loose_keys = [location[i] for i in loose]
+        for i in owed[:k]:
+            at = bisect.bisect_left(loose_keys, location[i])
+            pick(i, loose[max(0, at - 2) : at + 2])
+        heap = [(-v[i], i) for i in unfinished]
+        heapq.heapify(heap)
+        while heap and len(picks) < k:
+            neg, i = heapq.heappop(heap)
+            if v[i] <= view.limit or served[i] >= cap:
+                continue
+            if -neg != v[i]:  # its variance fell since it was pushed
+                heapq.heappush(heap, (-v[i], i))
+                continue
+            j = pick(i)
+            heapq.heappush(heap, (-v[i], i))
+            if v[j] > view.limit and served[j] < cap:
+                heapq.heappush(heap, (-v[j], j))
+        return picks
+
+    def _draw(
+        self, i: int, view: _View, order: list[int], keys: list[float], rng: random.Random
+    ) -> list[int]:
+        """Candidate opponents for ``i``: the versions nearest to points drawn around it."""
+        spread = self.spread * math.sqrt(1 + math.pi * view.v[i] / 8)
+        out = []
+        for _ in range(self.candidates):
+            u = min(max(rng.random(), 1e-12), 1 - 1e-12)
+            at = view.location[i] + spread * math.log(u / (1 - u))
+            pos = bisect.bisect_left(keys, at)
+            if pos == len(keys) or (pos > 0 and at - keys[pos - 1] < keys[pos] - at):
+                pos -= 1
+            if order[pos] == i:  # the nearest is itself: a neighbour, either side
+                up = pos + 1 < len(order) and (pos == 0 or rng.random() < 0.5)
+                pos = pos + 1 if up else pos - 1
+            out.append(order[pos])
+        return out
+
+
+class _View:
+    """What the adaptive scheduler believes while it fills a batch: each version's variance
+    (the fit's, lowered by the games counted ahead of it) and the information each pair has
+    exchanged.
+
+    A pair's games tell one side about itself only as well as the other side is known: ``F``
+    (the pair's Fisher information, ``sum p (1 - p)`` over its games) between ``i`` and ``j``
+    informs ``i`` by ``h(F) = F / (1 + F v_j)``, which saturates at ``1 / v_j``. A pairing's
+    value to ``i`` is the rise of ``h`` it brings; its gain is the variance it takes off the
+    unsettled side or sides (``v^2 x / (1 + v x)`` for a rise ``x``)."""
+
+    def __init__(self, league: League, aim: float) -> None:
+        self.league = league
+        self.v = list(league._v)
+        self.location = [league._location(i) for i in range(len(self.v))]
+        self.limit = (aim * league.target / (Z95 * ELO_PER_NAT)) ** 2
+        self.ahead: dict[tuple[int, int], float] = {}
+
+    def pair(self, i: int, j: int) -> float:
+        """The Fisher information ``i`` and ``j`` have exchanged (counted ahead included)."""
+        entry = self.league._adj[i].get(j)
+        games = (entry[0] if entry else 0.0) + self.ahead.get((i, j) if i < j else (j, i), 0.0)
+        return games * _fisher(self.location[i] - self.location[j], 0.0)
+
+    def rise(self, other: int, before: float, after: float) -> float:
+        """What a pair's information rising from ``before`` to ``after`` tells the side that is
+        not ``other`` about itself."""
+        vo = self.v[other]
+        return after / (1 + after * vo) - before / (1 + before * vo)
+
+    def gain(self, i: int, j: int) -> float:
+        v = self.v
+        f = 2 * _fisher(self.location[i] - self.location[j], v[i] + v[j])
+        before = self.pair(i, j)
+        total = 0.0
+        for me, other in ((i, j), (j, i)):
+            if v[me] > self.limit:
+                x = self.rise(other, before, before + f)
+                total += v[me] * v[me] * x / (1 + v[me] * x)
+        # Between settled versions (an owed pairing): the most informative game.
+        return total if total > 0 else 1e-12 * f
+
+    def inform(self, i: int, j: int, games: float) -> None:
+        """Count ``games`` between ``i`` and ``j`` ahead of the fit."""
+        before = self.pair(i, j)
+        after = before + games * _fisher(self.location[i] - self.location[j], 0.0)
+        xi = self.rise(j, before, after)
+        xj = self.rise(i, before, after)
+        self.v[i] = 1 / (1 / self.v[i] + xi)
+        self.v[j] = 1 / (1 / self.v[j] + xj)
+        key = (i, j) if i < j else (j, i)
+        self.ahead[key] = self.ahead.get(key, 0.0) + games
+
+
+def _fisher(difference: float, variance: float) -> float:
+    """The expected information ``p (1 - p)`` of one game between two versions whose rating
+    difference is ``difference`` give or take ``variance`` (natural units; the probit
+    approximation of the logistic averaged over a normal)."""
+    kappa = math.sqrt(1 + math.pi * variance / 8)
+    p = 1 / (1 + math.exp(-difference / kappa))
+    return p * (1 - p) / kappa
+
+
+class RandomPairing:
+    """A baseline: every pairing two distinct active versions drawn uniformly; no stopping rule
+    (every version's expected share is equal)."""
+
+    name = "random"
+    informed = False
+
+    def choose(self, league: League, k: int, rng: random.Random) -> list[tuple[int, int]]:
+        active = [i for i, on in enumerate(league._active) if on]
+        if len(active) < 2:
+            return []
+        out = []
+        for _ in range(k):
+            i, j = rng.sample(active, 2)
+            out.append((i, j))
+        return out
+
+
+class RoundRobin:
+    """A baseline: round after round of the circle method over the active versions (every
+    version plays every other once a cycle, one game-pair a round); a version that joins waits
+    for the next cycle, a pairing with a version that left is skipped. No stopping rule."""
+
+    name = "round-robin"
+    informed = False
+
+    def __init__(self) -> None:
+        self._cycle: list[tuple[int, int]] = []
+        self._at = 0
+
+    def choose(self, league: League, k: int, rng: random.Random) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        while len(out) < k:
+            if self._at >= len(self._cycle):
+                active = [i for i, on in enumerate(league._active) if on]
+                if len(active) < 2:
+                    break
+                self._cycle = _circle(active)
+                self._at = 0
+            i, j = self._cycle[self._at]
+            self._at += 1
+            if league._active[i] and league._active[j]:
+                out.append((i, j))
+        return out
+
+
+def _circle(players: list[int]) -> list[tuple[int, int]]:
+    """Every pair of ``players`` once, round by round (the circle method; a bye when odd)."""
+    ring: list[int | None] = [*players, None] if len(players) % 2 else list(players)
+    n = len(ring)
+    out = []
+    for _ in range(n - 1):
+        for a in range(n // 2):
+            x, y = ring[a], ring[n - 1 - a]
+            if x is not None and y is not None:
+                out.append((x, y))
+        ring = [ring[0], ring[-1], *ring[1:-1]]
+    return out
+
+
+SCHEDULERS = {"adaptive": Adaptive, "random": RandomPairing, "round-robin": RoundRobin}
+"""The schedulers by name (each a class called without arguments for its defaults)."""
+
+
+__all__ = [
+    "MIN_SHARE",
+    "SCHEDULERS",
+    "TARGET_ELO",
+    "Adaptive",
+    "Event",
+    "Join",
+    "League",
+    "LeagueError",
+    "PairResult",
+    "Pairing",
+    "RandomPairing",
+    "Replace",
+    "Retire",
+    "RoundRobin",
+    "Scheduler",
+    "Standing",
+]
