@@ -197,6 +197,8 @@ def _report(subject: Subject, chosen: list[Case], broken: list[Outcome], args: A
     return failed
 
 
+FAILURES_SHOWN = 3
+"""Failing cases printed for each rule they blame (``--verbose``: all)."""
 _FOUNDATIONS = {"R5": "the deal (R5)", "R6": "the first upcard (R6)"}
 
 
@@ -224,19 +226,26 @@ def _case_lines(outcomes: list[Outcome], *, verbose: bool) -> list[str]:
     lines: list[str] = []
     failures = [o for o in outcomes if o.status == "fail"]
     failures.sort(key=lambda o: (o.blame not in _FOUNDATIONS, id_order(o.blame or "-")))
+    shown: dict[str | None, int] = {}
     for outcome in failures:
-        where = f" [{outcome.where}]" if outcome.where else ""
         blame = outcome.blame or "--"
+        shown[outcome.blame] = shown.get(outcome.blame, 0) + 1
+        if not verbose and shown[outcome.blame] > FAILURES_SHOWN:
+            continue
+        where = f" [{outcome.where}]" if outcome.where else ""
         lines.append(f"FAIL {blame:4} {outcome.case.id}{where}: {outcome.message}")
-    reasons: dict[str, list[str]] = {}
-    for outcome in outcomes:
-        if outcome.status == "skip":
-            reasons.setdefault(outcome.message, []).append(outcome.case.id)
-    for reason, ids in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
-        count = f"{len(ids)} cases" if len(ids) > 1 else "1 case"
+        total = sum(o.blame == outcome.blame for o in failures)
+        if not verbose and shown[outcome.blame] == FAILURES_SHOWN and total > FAILURES_SHOWN:
+            more = total - FAILURES_SHOWN
+            lines.append(
+                f"FAIL {blame:4} and {more} more case{'s' if more > 1 else ''} (--verbose)"
+            )
+    skipped = [o for o in outcomes if o.status == "skip"]
+    for reason, group in _grouped(skipped, verbose=verbose):
+        count = f"{len(group)} cases" if len(group) > 1 else "1 case"
         lines.append(f"SKIP {count}: {reason}")
         if verbose:
-            lines.append(f"     {' '.join(ids)}")
+            lines.append(f"     {' '.join(o.case.id for o in group)}")
     partial = [o for o in outcomes if o.status == "pass" and o.skipped]
     if partial:
         what = sorted({_unchecked(reason) for o in partial for _, reason in o.skipped})
@@ -247,6 +256,37 @@ def _case_lines(outcomes: list[Outcome], *, verbose: bool) -> list[str]:
     if verbose:
         lines += [f"PASS {o.case.id}" for o in outcomes if o.status == "pass"]
     return lines
+
+
+_OPTION_SKIP = "the engine cannot be set to another "
+_OPTIONS = " (capabilities.options)"
+
+
+def _grouped(skipped: list[Outcome], *, verbose: bool) -> list[tuple[str, list[Outcome]]]:
+    """Skipped cases by reason, most first. Without ``verbose``, reasons that differ only after
+    their last ``": "`` (an adapter's details: the cards at hand) make one group."""
+    exact: dict[str, list[Outcome]] = {}
+    for outcome in skipped:
+        exact.setdefault(outcome.message, []).append(outcome)
+    groups: dict[str, list[Outcome]] = {}
+    if verbose:
+        groups = exact
+    else:
+        heads: dict[str, list[str]] = {}
+        for reason in exact:
+            heads.setdefault(reason.rpartition(": ")[0] or reason, []).append(reason)
+        for head, reasons in heads.items():
+            key = reasons[0] if len(reasons) == 1 else f"{head} (details differ: --verbose)"
+            groups[key] = [o for reason in reasons for o in exact[reason]]
+        options = [r for r in groups if r.startswith(_OPTION_SKIP) and r.endswith(_OPTIONS)]
+        if len(options) > 1:
+            counts = ", ".join(
+                f"{r.removeprefix(_OPTION_SKIP).removesuffix(_OPTIONS)} {len(groups[r])}"
+                for r in sorted(options, key=lambda r: -len(groups[r]))
+            )
+            merged = [o for r in options for o in groups.pop(r)]
+            groups[f"options the engine cannot be set to {_OPTIONS.strip()}: {counts}"] = merged
+    return sorted(groups.items(), key=lambda kv: -len(kv[1]))
 
 
 def _unchecked(reason: str) -> str:

@@ -59,8 +59,13 @@ BLAME_TABLE: Final = (
         "`legal...`, later, when the actions in dispute discard the card just taken",
         "R8",
     ),
+    ("`legal...`, later, when the engine allows only knocks where a discard is due", "R9"),
     ("`legal...`, later, when the actions in dispute include a knock / big gin", "R9 / R19"),
     ("`legal...`, later, otherwise", "R7"),
+    (
+        "state `phase: finished`",
+        "the rule of the end the case's result expects (below), else as the next row",
+    ),
     (
         "state `phase`, `to_move`, `discard_top`, `discard_pile`",
         "R6 in the first-upcard offer, else R7",
@@ -115,10 +120,16 @@ class HandProgress:
     offer: bool = True
     acted: bool = False
     taken: str | None = None
+    end: str | None = None
+    """How the case expects the hand to end (its result's ``end``), if it says."""
 
     @classmethod
-    def dealt(cls, upcard: str) -> HandProgress:
-        return cls(pile=[upcard])
+    def dealt(cls, upcard: str, result: object = None) -> HandProgress:
+        end = result.get("end") if isinstance(result, Mapping) else None
+        if isinstance(result, Mapping) and "one_of" in result:
+            ends = {choice.get("end") for choice in result["one_of"]}
+            end = ends.pop() if len(ends) == 1 else None
+        return cls(pile=[upcard], end=end if isinstance(end, str) else None)
 
     def done(self, action: str) -> None:
         """Note that ``action`` (canonical notation) was accepted."""
@@ -154,11 +165,20 @@ def action_rule(action: str, progress: HandProgress) -> str:
     return TURN
 
 
-def legal_rule(disputed: Iterable[str], progress: HandProgress) -> str:
-    """The rule a ``legal...`` step tests, from the actions in dispute (those missing or extra)."""
+def legal_rule(disputed: Iterable[str], progress: HandProgress, listed: Iterable[str] = ()) -> str:
+    """The rule a ``legal...`` step tests, from the actions in dispute (those missing or extra)
+    and those the engine ``listed``: an engine that allows only knocks where a discard is due
+    obliges a knock, which R9 says never happens."""
     if progress.offer:
         return FIRST_UPCARD
     disputed = list(disputed)
+    listed = list(listed)
+    if (
+        listed
+        and all(a.startswith("knock") for a in listed)
+        and any(a.startswith("discard") for a in disputed)
+    ):
+        return "R9"
     if any(progress.takes_back(a) for a in disputed):
         return "R8"
     if any(a == "knock" or a.startswith("knock /") for a in disputed):
@@ -168,8 +188,12 @@ def legal_rule(disputed: Iterable[str], progress: HandProgress) -> str:
     return TURN
 
 
-def state_rule(key: str, progress: HandProgress, rules: Mapping[str, Any]) -> str:
-    """The rule a state key tests."""
+def state_rule(
+    key: str, progress: HandProgress, rules: Mapping[str, Any], value: object = None
+) -> str:
+    """The rule a state key tests (``value``: the one the case expects)."""
+    if key == "phase" and value == "finished" and progress.end is not None:
+        return end_rule(progress.end) or TURN
     if key in ("phase", "to_move", "discard_top", "discard_pile"):
         return FIRST_UPCARD if progress.offer else TURN
     if key in ("stock_size", "stock_top", "hands"):

@@ -16,6 +16,7 @@ from arena.conformance.caseformat import (
     STATE_KEYS,
     Case,
 )
+from arena.errors import ArenaError
 from engine.rules import Rules, RulesError, option_ids, option_names
 
 OPS: Final = (
@@ -51,10 +52,13 @@ _LIST_KEYS: Final = {
     "result_keys": RESULT_KEYS,
     "game_result_keys": GAME_RESULT_KEYS,
 }
-_BOOL_KEYS: Final = ("first_upcard", "rule_ids")
+_ALSO_ACCEPTED: Final = {"ops": ("hello", "quit"), "state_keys": ("stock",)}
+"""Names an adapter may list that declare nothing: the ops every adapter answers, and the
+``stock`` every state gives."""
+_BOOL_KEYS: Final = ("first_upcard", "rule_ids", "declared_melds")
 
 
-class CapabilityError(ValueError):
+class CapabilityError(ArenaError, ValueError):
     """An adapter's ``hello`` declares its capabilities in a form the kit cannot read."""
 
 
@@ -67,6 +71,7 @@ class Capabilities:
     options: frozenset[str] = frozenset(option_names())
     first_upcard: bool = True
     rule_ids: bool = True
+    declared_melds: bool = True
     state_keys: frozenset[str] = frozenset(STATE_KEYS)
     result_keys: frozenset[str] = frozenset(RESULT_KEYS)
     game_result_keys: frozenset[str] = frozenset(GAME_RESULT_KEYS)
@@ -91,13 +96,13 @@ class Capabilities:
             values = declared[key]
             if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
                 raise CapabilityError(f"capabilities.{key} must be a list of names, not {values!r}")
-            strange = sorted(set(values) - set(allowed))
+            strange = sorted(set(values) - set(allowed) - set(_ALSO_ACCEPTED.get(key, ())))
             if strange:
                 raise CapabilityError(
                     f"capabilities.{key} names {strange}, which the kit does not know; "
                     f"choose among {', '.join(allowed)}"
                 )
-            changes[key] = frozenset(values)
+            changes[key] = frozenset(values) & frozenset(allowed)
         flags = {"rule_ids": hello["rule_ids"]} if "rule_ids" in hello else {}
         flags.update({key: declared[key] for key in _BOOL_KEYS if key in declared})
         for key, value in flags.items():
@@ -118,6 +123,8 @@ class Capabilities:
             lines.append("a first upcard (R6)")
         if not self.rule_ids:
             lines.append("rule IDs in its rejections (judged on being rejections alone)")
+        if not self.declared_melds:
+            lines.append("melds declared by the knocker (R20)")
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -131,15 +138,19 @@ class Capabilities:
         if lacking:  # the first: the kind's own op when it is missing, so reasons group by kind
             return f"the engine has no {lacking[0]} op (capabilities.ops)"
         mode = case.data.get("mode", "two-player") if case.kind == "game" else None
+        if not self.declared_melds and declares_melds(case):
+            return "the knocker cannot declare melds (capabilities.declared_melds)"
         if mode is not None and mode not in self.modes:
             return f"the engine plays no {mode} games (capabilities.modes)"
         if not self.first_upcard and "R6" in case.covers:
             return "the engine has no first upcard (capabilities.first_upcard), which R6 is about"
-        changed = sorted(set(changed_options(case)) - self.options)
-        if changed:
-            ids = option_ids()
-            named = ", ".join(f"{ids[name]} {name}" for name in changed)
-            return f"the engine cannot be set to other values of {named} (capabilities.options)"
+        changed = [name for name in changed_options(case) if name not in self.options]
+        if changed:  # the first, so that reasons group
+            name = changed[0]
+            return (
+                f"the engine cannot be set to another {option_ids()[name]} {name} "
+                "(capabilities.options)"
+            )
         return None
 
 
@@ -164,6 +175,18 @@ def needed_ops(case: Case) -> tuple[str, ...]:
         else:
             ops.append("legal")
     return tuple(dict.fromkeys(ops))
+
+
+def declares_melds(case: Case) -> bool:
+    """Whether a player of a case declares melds with a knock (``knock C / ...``). A show-down
+    case's ``knocker_melds`` fix the arrangement it is about and are sent all the same."""
+    specs = case.data.get("hands", []) if case.kind == "game" else [case.data]
+    return any(
+        isinstance(step, Mapping) and "/" in str(step.get("do", ""))
+        for spec in specs
+        if isinstance(spec, Mapping)
+        for step in spec.get("steps", [])
+    )
 
 
 def changed_options(case: Case) -> tuple[str, ...]:

@@ -247,7 +247,7 @@ def _check_state(
     for key, value in wanted.items():
         if key not in STATE_KEYS:
             engine.fail(where, f"unknown state key {key!r}", None)
-        rule = named or state_rule(key, progress, rules)
+        rule = named or state_rule(key, progress, rules, value)
         if key not in engine.caps.state_keys:
             engine.skip(rule, f"the engine does not report the state's {key}")
             continue
@@ -276,19 +276,23 @@ def _check_legal(
     if kind == "legal" and got_legal != want_legal:
         missing = sorted(want_legal - got_legal)
         extra = sorted(got_legal - want_legal)
-        rule = named or legal_rule([*missing, *extra], progress)
+        rule = named or legal_rule([*missing, *extra], progress, got_legal)
         engine.fail(
             where, f"legal actions: missing {_actions(missing)}, extra {_actions(extra)}", rule
         )
     if kind == "legal_includes" and not want_legal <= got_legal:
         missing = sorted(want_legal - got_legal)
         engine.fail(
-            where, f"not legal: {_actions(missing)}", named or legal_rule(missing, progress)
+            where,
+            f"not legal: {_actions(missing)}",
+            named or legal_rule(missing, progress, got_legal),
         )
     if kind == "legal_excludes" and want_legal & got_legal:
         extra = sorted(want_legal & got_legal)
         engine.fail(
-            where, f"legal, expected not: {_actions(extra)}", named or legal_rule(extra, progress)
+            where,
+            f"legal, expected not: {_actions(extra)}",
+            named or legal_rule(extra, progress, got_legal),
         )
     engine.passed.add(named or legal_rule(sorted(want_legal ^ got_legal), progress))
 
@@ -407,7 +411,7 @@ def _run_hand(case: Case, engine: _Engine) -> None:
     deck = build_deck(data["deal"], dealer)
     request = {"op": "hand", "rules": data["rules"], "dealer": dealer, "deck": deck}
     engine.ask("deal", request, rule=DEAL)
-    progress = HandProgress.dealt(canon(data["deal"]["upcard"]))
+    progress = HandProgress.dealt(canon(data["deal"]["upcard"]), data.get("result"))
     run_steps(engine, "", data["steps"], data["rules"], progress)
     result = engine.result("result")
     check_result(engine, "", result, data.get("result"), data.get("result_rules"))
@@ -468,7 +472,7 @@ def _run_game(case: Case, engine: _Engine) -> None:
                 )
             if key in deal:
                 engine.passed.add(rule)
-        progress = HandProgress.dealt(canon(deal["upcard"]))
+        progress = HandProgress.dealt(canon(deal["upcard"]), spec.get("result"))
         run_steps(engine, prefix, spec["steps"], data["rules"], progress)
         result = engine.result(f"{prefix}result")
         check_result(engine, prefix, result, spec.get("result"), spec.get("result_rules"))

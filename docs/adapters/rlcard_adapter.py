@@ -775,6 +775,7 @@ class Adapter:
                 "options": list(SUPPORTED_OPTIONS),
                 "first_upcard": False,
                 "rule_ids": False,
+                "declared_melds": False,  # KnockAction carries a card only
                 "state_keys": STATE_KEYS,
                 "result_keys": RESULT_KEYS,
                 "game_result_keys": [],
