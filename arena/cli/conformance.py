@@ -29,8 +29,10 @@ HELP = "run the conformance cases against this engine or another"
 DESCRIPTION = """\
 Run the conformance cases shipped with gin-arena (every rule R1..R25 and option O1..O17 of
 docs/RULES.md pinned by language-neutral JSON cases) against this project's engine, or against
-any other through an adapter command that speaks the protocol of docs/CONFORMANCE.md. Prints each
-case that fails or is skipped, then a summary per rule ID; exits 1 if any case fails, or if the
+any other through an adapter command that speaks the protocol of docs/CONFORMANCE.md. Prints the
+failures first, each blaming the rule of the check that failed (three a rule; --verbose: all),
+the skipped cases grouped by reason, then the rules that fail with their counts (failing,
+passing, not reached, skipped) and where each comes from; exits 1 if any case fails, or if the
 adapter stops answering (--max-timeouts requests in a row without an answer stop the run).
 
 examples:
@@ -81,7 +83,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 3; 0: never stop)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--verbose", "-v", action="store_true", help="print passing cases too")
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="print every case (passing ones too), every failure and every rule ID",
+    )
     parser.add_argument(
         "--coverage", action="store_true", help="list the cases covering each ID, run nothing"
     )

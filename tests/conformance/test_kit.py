@@ -409,3 +409,42 @@ def test_the_adapter_template_runs_as_shipped() -> None:
     assert f"SKIP {hands} cases: the engine has no hand op (capabilities.ops)" in skips
     melds = sum(case.kind == "meld" for case in CASES)
     assert lines[-1].startswith(f"{melds} passed, 0 failed, ")
+
+
+def test_an_engine_that_forces_the_knock_is_blamed_on_r9() -> None:
+    done = conformance("--engine", faulty("only-knocks"), "--name", "knock-never-obliged", "--json")
+    (case,) = json.loads(done.stdout)["cases"]
+    assert case["status"] == "fail" and case["blame"] == "R9", case
+
+
+def test_an_engine_whose_knocker_cannot_declare_skips_those_cases_in_one_line() -> None:
+    done = conformance("--engine", faulty("declares", '{"declared_melds": false}'), "--json")
+    report = json.loads(done.stdout)
+    declaring = {
+        c.id
+        for c in CASES
+        if c.kind in ("hand", "game")
+        and any("/" in str(s.get("do", "")) for s in c.data.get("steps", []))
+    }
+    skipped = {c["id"] for c in report["cases"] if c["status"] == "skip"}
+    assert declaring and skipped == declaring
+    reasons = {c["message"] for c in report["cases"] if c["status"] == "skip"}
+    assert reasons == {"the knocker cannot declare melds (capabilities.declared_melds)"}
+
+
+def test_three_failures_a_rule_are_shown_and_the_rest_counted() -> None:
+    lines = conformance("--engine", faulty("wrong-legal")).stdout.splitlines()
+    failing = [line for line in lines if line.startswith("FAIL ")]
+    by_rule: dict[str, list[str]] = {}
+    for line in failing:
+        by_rule.setdefault(line.split()[1], []).append(line)
+    assert any(len(rows) == 4 for rows in by_rule.values()), failing
+    for rows in by_rule.values():
+        assert len(rows) <= 4
+        if len(rows) == 4:
+            assert rows[3].endswith("more cases (--verbose)") or rows[3].endswith(
+                "more case (--verbose)"
+            )
+    verbose = conformance("--engine", faulty("wrong-legal"), "--verbose").stdout
+    assert verbose.count("\nFAIL ") > len(failing)
+    assert "(--verbose)" not in verbose

@@ -3,6 +3,7 @@ and (rules) cited in the engine's source or (options) a field of engine.rules.Ru
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from isolation import PLAYLESS, incidental_knock
 
 from arena.conformance import blame, caseformat
+from arena.conformance.capabilities import Capabilities
 from engine.rules import option_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,3 +129,10 @@ def test_every_id_has_a_source_and_the_defined_here_ones_match_the_rules_documen
     assert named_here, "the section lists rules in bold"
     wrong = {i: blame.SOURCES[i].origin for i in named_here if blame.SOURCES[i].origin != "here"}
     assert not wrong, f"RULES.md says these are defined here: {wrong}"
+
+
+def test_the_capabilities_table_of_the_document_is_the_code_s() -> None:
+    text = (ROOT / "docs" / "CONFORMANCE.md").read_text(encoding="utf-8")
+    section = text.split("### Capabilities: what the engine has")[1].split("\n### ")[0]
+    documented = set(re.findall(r"^\| `([a-z_]+)` \|", section, re.MULTILINE))
+    assert documented == {f.name for f in dataclasses.fields(Capabilities)}

@@ -12,6 +12,7 @@ but misbehaving as its first argument says.
     faulty.py drops-points   leave points out of every result without declaring it
     faulty.py changes-on-reject  a refused action first plays the first legal action
     faulty.py swapped-deal   deal every hand with the deck's first two cards swapped
+    faulty.py only-knocks    when a knock is legal, list the knocks alone (a compulsory knock)
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def main() -> int:
             response = {"ok": True}
         if mode == "no-games" and op in ("game", "next_seat", "next_hand", "seating"):
             response = {"ok": False, "error": "unsupported", "message": "no games here"}
+        if mode == "only-knocks" and op == "legal" and response.get("actions"):
+            knocks = [a for a in response["actions"] if a.startswith("knock")]
+            response["actions"] = knocks or response["actions"]
         if mode == "wrong-legal" and op == "legal" and response.get("actions"):
             response["actions"] = response["actions"][1:]
         print(json.dumps(response), flush=True)
