@@ -60,8 +60,8 @@ from arena.stats.league import (
     TARGET_ELO,
     Join,
     League,
-    PairResult,
     Pairing,
+    PairResult,
 )
 from arena.stats.ratings import ELO_PER_NAT, PRIOR_DRAWS, PRIOR_SD, Z95
 
@@ -73,7 +73,8 @@ class Exact:
     met, the Gaussian prior, ratings and intervals relative to the mean of the bots that played),
     dense, with numpy, warm-started."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, prior_draws: float = PRIOR_DRAWS) -> None:
+        self.prior_draws = prior_draws
         self.games = np.zeros((n, n))
         self.score = np.zeros((n, n))
         self.r = np.zeros(n)
@@ -96,8 +97,8 @@ class Exact:
     def fit(self) -> tuple[np.ndarray, np.ndarray]:
         """Ratings and 95% half-widths, in Elo."""
         met = self.games > 0
-        g = self.games + PRIOR_DRAWS * met
-        s = self.score + PRIOR_DRAWS / 2 * met
+        g = self.games + self.prior_draws * met
+        s = self.score + self.prior_draws / 2 * met
         n = len(self.r)
         r = self.r
         for _ in range(100):
@@ -113,15 +114,30 @@ class Exact:
         self.r = r
         p = 1 / (1 + np.exp(-(r[:, None] - r[None, :])))
         w = g * p * (1 - p)
-        covariance = np.linalg.inv(np.diag(w.sum(1) + PRIOR_PRECISION) - w)
         played = met.any(1)
         if not played.any():
             played = np.ones(n, dtype=bool)
-        u = played / played.sum()
-        cu = covariance @ u
-        var = np.diag(covariance) - 2 * cu + u @ cu
         elo = (r - r[played].mean()) * ELO_PER_NAT
-        return elo, Z95 * ELO_PER_NAT * np.sqrt(np.maximum(var, 0))
+        return elo, half_widths(w, played)
+
+    def oracle(self, truth: np.ndarray) -> np.ndarray:
+        """The half-widths the games alone give at the true strengths (``truth``, Elo): the
+        Fisher information of the games played, no virtual draws, the same Gaussian prior."""
+        d = (truth[:, None] - truth[None, :]) / ELO_PER_NAT
+        p = 1 / (1 + np.exp(-d))
+        w = self.games * p * (1 - p)
+        played = (self.games > 0).any(1)
+        return half_widths(w, played if played.any() else np.ones(len(truth), dtype=bool))
+
+
+def half_widths(w: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """95% half-widths (Elo) of each rating relative to the mean of ``played``, for pair weights
+    ``w`` (Fisher information) and the Gaussian prior."""
+    covariance = np.linalg.inv(np.diag(w.sum(1) + PRIOR_PRECISION) - w)
+    u = played / played.sum()
+    cu = covariance @ u
+    var = np.diag(covariance) - 2 * cu + u @ cu
+    return Z95 * ELO_PER_NAT * np.sqrt(np.maximum(var, 0))
 
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
@@ -136,7 +152,10 @@ class Run:
     scheduler: str
     repeat: int
     games_to_target: int | None = None
-    """None: not reached within the cap (or the scheduler stopped first)."""
+    """By the exact interval of the fit; None: not reached within the cap (or the scheduler
+    stopped first)."""
+    oracle_games_to_target: int | None = None
+    """By the interval the games give at the true strengths, without virtual draws."""
     stopped_by_scheduler: bool = False
     games: int = 0
     spearman: dict[str, float] = field(default_factory=dict)
@@ -144,8 +163,9 @@ class Run:
     ms_per_pairing: float = 0.0
     approx_ratio: tuple[float, float] | None = None
     """Adaptive: min and max over the bots of its own half-width / the exact one, at the end."""
-    curve: list[tuple[int, float, float]] = field(default_factory=list)
-    """(games, largest exact half-width, Spearman) at each checkpoint."""
+    curve: list[tuple[int, float, float, float]] = field(default_factory=list)
+    """(games, largest exact half-width, Spearman, largest oracle half-width) at each
+    checkpoint."""
 
 
 class Pool:
@@ -188,8 +208,13 @@ def play(
     return time.perf_counter() - start
 
 
-def new_league(n: int, scheduler: str, seed: int, target: float) -> League:
-    league = League(seed=seed, target=target, scheduler=SCHEDULERS[scheduler]())
+def new_league(n: int, scheduler: str, seed: int, args: argparse.Namespace) -> League:
+    league = League(
+        seed=seed,
+        target=args.target,
+        scheduler=SCHEDULERS[scheduler](),
+        prior_draws=args.prior_draws,
+    )
     for k in range(n):
         league.apply(Join(f"bot{k}", f"bot{k}"))
     return league
@@ -198,8 +223,8 @@ def new_league(n: int, scheduler: str, seed: int, target: float) -> League:
 def run(pool: Pool, scheduler: str, repeat: int, args: argparse.Namespace) -> Run:
     n = len(pool.truth)
     out = Run(n, scheduler, repeat)
-    league = new_league(n, scheduler, 1000 * repeat + n, args.target)
-    judge = Exact(n)
+    league = new_league(n, scheduler, 1000 * repeat + n, args)
+    judge = Exact(n, args.prior_draws)
     rng = np.random.default_rng([repeat, n, 7])
     batch = max(1, n // 4)
     budgets = sorted({max(1, round(b * n / 2)): b for b in args.budgets}.items())
@@ -208,11 +233,19 @@ def run(pool: Pool, scheduler: str, repeat: int, args: argparse.Namespace) -> Ru
     spent = 0.0
     pairings_played = 0
 
-    def judge_now() -> float:
+    def judge_now() -> None:
         elo, half = judge.fit()
         worst = float(half.max())
-        out.curve.append((out.games, worst, spearman(elo, pool.truth)))
-        return worst
+        oracle = float(judge.oracle(pool.truth).max())
+        out.curve.append((out.games, worst, spearman(elo, pool.truth), oracle))
+        if worst <= args.target and out.games_to_target is None:
+            out.games_to_target = out.games
+        if oracle <= args.target and out.oracle_games_to_target is None:
+            out.oracle_games_to_target = out.games
+
+    def done() -> bool:
+        reached = out.games_to_target is not None and out.oracle_games_to_target is not None
+        return reached and len(out.spearman) == len(budgets)
 
     while out.games < cap:
         start = time.perf_counter()
@@ -220,8 +253,7 @@ def run(pool: Pool, scheduler: str, repeat: int, args: argparse.Namespace) -> Ru
         spent += time.perf_counter() - start
         if not pairings:
             out.stopped_by_scheduler = True
-            if out.games_to_target is None and judge_now() <= args.target:
-                out.games_to_target = out.games
+            judge_now()
             break
         spent += play(league, pairings, pool, judge, rng)
         pairings_played += len(pairings)
@@ -229,12 +261,10 @@ def run(pool: Pool, scheduler: str, repeat: int, args: argparse.Namespace) -> Ru
         at_budget = [b for total, b in budgets if total <= out.games and str(b) not in out.spearman]
         if out.games >= check or at_budget:
             check = max(check * (1 + args.step), out.games + 1)
-            worst = judge_now()
+            judge_now()
             for b in at_budget:
                 out.spearman[str(b)] = out.curve[-1][2]
-            if worst <= args.target and out.games_to_target is None:
-                out.games_to_target = out.games
-            if out.games_to_target is not None and len(out.spearman) == len(budgets):
+            if done():
                 break
     out.ms_per_game = 1000 * spent / max(1, out.games)
     out.ms_per_pairing = 1000 * spent / max(1, pairings_played)
@@ -251,6 +281,7 @@ class Entrant:
     strength: float
     league_games: int
     own_games: int
+    oracle_league_games: int | None
     head_to_head_gauntlet: int
     pooled_gauntlet: int
 
@@ -276,8 +307,8 @@ def entrant_experiment(args: argparse.Namespace, spread: float) -> dict[str, Any
     n = args.entrant_size
     rng = np.random.default_rng([n, 11])
     pool = Pool.normal(n, spread, rng)
-    league = new_league(n, "adaptive", 5, args.target)
-    judge = Exact(n)
+    league = new_league(n, "adaptive", 5, args)
+    judge = Exact(n, args.prior_draws)
     settle_games = 0
     while pairings := league.next_pairings(max(1, n // 4)):
         play(league, pairings, pool, judge, rng)
@@ -295,18 +326,25 @@ def entrant_experiment(args: argparse.Namespace, spread: float) -> dict[str, Any
         name = f"entrant{e}"
         lg.apply(Join(name, name))
         games = own = 0
-        while True:
+        reached: int | None = None
+        oracle: int | None = None
+        while reached is None or oracle is None:
             pairings = lg.next_pairings(max(1, n // 4))
             if not pairings:
                 break
             play(lg, pairings, mine, jd, rng)
             games += 2 * len(pairings)
-            own += 2 * sum(name in (x.a, x.b) for x in pairings)
+            if reached is None:
+                own += 2 * sum(name in (x.a, x.b) for x in pairings)
             _, h = jd.fit()
-            if h[-1] <= args.target:
-                break
+            if reached is None and h[-1] <= args.target:
+                reached = games
+            if oracle is None and jd.oracle(elo)[-1] <= args.target:
+                oracle = games
         h2h, pooled = gauntlets(p[-1, :-1], args.target)
-        entrants.append(Entrant(strength, games, own, h2h, pooled))
+        if reached is None:
+            raise SystemExit(f"entrant {e}: the league stopped before its interval was within")
+        entrants.append(Entrant(strength, reached, own, oracle, h2h, pooled))
     return {
         "size": n,
         "settle_games": settle_games,
@@ -320,14 +358,21 @@ def entrant_experiment(args: argparse.Namespace, spread: float) -> dict[str, Any
     }
 
 
+def median_reached(values: list[int | None]) -> float | None:
+    """The median of the games to the target over repeats; None if a repeat did not reach it."""
+    if any(v is None for v in values):
+        return None
+    return float(np.median([v for v in values if v is not None]))
+
+
 def summary(runs: list[Run]) -> list[dict[str, Any]]:
     """One row a size and scheduler: medians over the repeats."""
     rows = []
     keys = sorted({(r.size, r.scheduler) for r in runs}, key=lambda k: (k[0], k[1] != "adaptive"))
     for size, scheduler in keys:
         mine = [r for r in runs if (r.size, r.scheduler) == (size, scheduler)]
-        reached = [r.games_to_target for r in mine]
-        games = None if None in reached else float(np.median([g for g in reached if g]))
+        games = median_reached([r.games_to_target for r in mine])
+        oracle = median_reached([r.oracle_games_to_target for r in mine])
         budgets = sorted({b for r in mine for b in r.spearman}, key=float)
         rows.append(
             {
@@ -336,6 +381,7 @@ def summary(runs: list[Run]) -> list[dict[str, Any]]:
                 "repeats": len(mine),
                 "games_to_target": games,
                 "games_per_bot_to_target": None if games is None else games * 2 / size,
+                "oracle_games_to_target": oracle,
                 "spearman": {
                     b: float(np.median([r.spearman[b] for r in mine if b in r.spearman]))
                     for b in budgets
@@ -349,33 +395,46 @@ def summary(runs: list[Run]) -> list[dict[str, Any]]:
         adaptive = next(
             (x for x in rows if x["size"] == row["size"] and x["scheduler"] == "adaptive"), None
         )
-        if adaptive and adaptive["games_to_target"] and row["games_to_target"]:
-            row["ratio_to_adaptive"] = row["games_to_target"] / adaptive["games_to_target"]
-        else:
-            row["ratio_to_adaptive"] = None
+        for key, ratio in (
+            ("games_to_target", "ratio_to_adaptive"),
+            ("oracle_games_to_target", "oracle_ratio_to_adaptive"),
+        ):
+            if adaptive and adaptive[key] and row[key]:
+                row[ratio] = row[key] / adaptive[key]
+            else:
+                row[ratio] = None
     return rows
+
+
+def _games(value: float | None) -> str:
+    return "not reached" if value is None else f"{value:,.0f}"
+
+
+def _ratio(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
 
 
 def table(rows: list[dict[str, Any]], entrant: dict[str, Any] | None, target: float) -> str:
     budgets = sorted({b for row in rows for b in row["spearman"]}, key=float)
     head = ["bots", "scheduler", f"games to +-{target:g}", "per bot", "x adaptive"]
-    head += [f"rho @{b}/bot" for b in budgets] + ["ms/game", "approx/exact"]
+    head += ["oracle games", "x adaptive"]
+    head += [f"rho @{b}/bot" for b in budgets] + ["ms/pairing", "approx/exact"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
-        games = row["games_to_target"]
+        per_bot = row["games_per_bot_to_target"]
         cells = [
             str(row["size"]),
             row["scheduler"],
-            "not reached" if games is None else f"{games:,.0f}",
-            "" if games is None else f"{row['games_per_bot_to_target']:,.0f}",
-            "" if row["ratio_to_adaptive"] is None else f"{row['ratio_to_adaptive']:.2f}",
+            _games(row["games_to_target"]),
+            "" if per_bot is None else f"{per_bot:,.0f}",
+            _ratio(row["ratio_to_adaptive"]),
+            _games(row["oracle_games_to_target"]),
+            _ratio(row["oracle_ratio_to_adaptive"]),
         ]
-        cells += [
-            f"{row['spearman'][b]:.3f}" if b in row["spearman"] else "" for b in budgets
-        ]
-        cells.append(f"{row['ms_per_game']:.3f}")
+        cells += [f"{row['spearman'][b]:.3f}" if b in row["spearman"] else "" for b in budgets]
+        cells.append(f"{row['ms_per_pairing']:.3f}")
         ratio = row["approx_ratio"]
-        cells.append("" if ratio is None else f"{ratio[0]:.2f}-{ratio[1]:.2f}")
+        cells.append("" if ratio is None else f"{ratio[0]:.3f}-{ratio[1]:.3f}")
         lines.append("| " + " | ".join(cells) + " |")
     if entrant is not None:
         lines.append("")
@@ -386,13 +445,14 @@ def table(rows: list[dict[str, Any]], entrant: dict[str, Any] | None, target: fl
         )
         lines.append("")
         lines.append(
-            "| strength | league games | its own games | head-to-head gauntlet | share "
-            "| pooled gauntlet | share |"
+            "| strength | league games | its own games | oracle: league games "
+            "| head-to-head gauntlet | share | pooled gauntlet | share |"
         )
-        lines.append("|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|---|")
         for x in entrant["entrants"]:
             lines.append(
                 f"| {x['strength']:+.0f} | {x['league_games']:,} | {x['own_games']:,} "
+                f"| {_games(x['oracle_league_games'])} "
                 f"| {x['head_to_head_gauntlet']:,} | {100 * x['share']:.2f}% "
                 f"| {x['pooled_gauntlet']:,} | {100 * x['pooled_share']:.0f}% |"
             )
@@ -425,13 +485,14 @@ def plot(runs: list[Run], folder: Path, target: float) -> list[Path]:
             games = [c[0] for c in r.curve]
             label = r.scheduler if r.repeat == 0 else None
             left.plot(games, [c[1] for c in r.curve], color=colours[r.scheduler], label=label)
+            left.plot(games, [c[3] for c in r.curve], color=colours[r.scheduler], linestyle=":")
             right.plot(games, [c[2] for c in r.curve], color=colours[r.scheduler], label=label)
         left.axhline(target, color="grey", linestyle="--", linewidth=1)
         left.set(
             xscale="log",
             yscale="log",
             xlabel="games",
-            ylabel="largest 95% half-width (Elo, exact)",
+            ylabel="largest 95% half-width (Elo; dotted: oracle)",
             title=f"{size} bots: the least certain bot",
         )
         right.set(
@@ -461,6 +522,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budgets", type=float, nargs="+", default=[10, 50, 200], help="games per bot"
     )
+    parser.add_argument(
+        "--prior-draws",
+        type=float,
+        default=PRIOR_DRAWS,
+        help="virtual draws a pair that met (league and judge; default ratings.py's)",
+    )
     parser.add_argument("--cap", type=float, default=20_000, help="games per bot at most")
     parser.add_argument("--step", type=float, default=0.05, help="checkpoints' spacing")
     parser.add_argument("--entrant-size", type=int, default=100, help="0: no entrant run")
@@ -478,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
                 r = runs[-1]
                 print(
                     f"{r.size} bots, {scheduler}, repeat {repeat}: {r.games:,} games, "
-                    f"target at {r.games_to_target}",
+                    f"target at {r.games_to_target} (oracle {r.oracle_games_to_target})",
                     file=sys.stderr,
                 )
     entrant = entrant_experiment(args, args.spread) if args.entrant_size else None
@@ -487,6 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         report = {
             "spread": None if args.matrix else args.spread,
+            "prior_draws": args.prior_draws,
             "matrix": None if args.matrix is None else str(args.matrix),
             "target": args.target,
             "rows": rows,

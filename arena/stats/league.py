@@ -171,7 +171,8 @@ class League:
 
     ``seed`` seeds every random choice of the scheduler; ``target`` is the stopping rule's
     half-width in Elo; ``share`` the guaranteed fraction of a fair share of pairings;
-    ``scheduler`` chooses the pairings (default :class:`Adaptive`).
+    ``scheduler`` chooses the pairings (default :class:`Adaptive`); ``prior_draws`` is the
+    virtual drawn games credited to each pair that met, as in :func:`arena.stats.ratings.fit`.
     """
 
     def __init__(
@@ -181,12 +182,16 @@ class League:
         target: float = TARGET_ELO,
         share: float = MIN_SHARE,
         scheduler: Scheduler | None = None,
+        prior_draws: float = PRIOR_DRAWS,
     ) -> None:
         if not (math.isfinite(target) and target > 0):
             raise LeagueError(f"the target half-width must be a positive number of Elo: {target!r}")
         if not (math.isfinite(share) and 0 < share <= 1):
             raise LeagueError(f"the guaranteed share must be in (0, 1]: {share!r}")
+        if not (math.isfinite(prior_draws) and prior_draws >= 0):
+            raise LeagueError(f"the prior draws must be a number at least 0: {prior_draws!r}")
         self.seed = seed
+        self.prior_draws = prior_draws
         self.target = target
         self.share = share
         self.scheduler: Scheduler = Adaptive() if scheduler is None else scheduler
@@ -287,8 +292,9 @@ class League:
         s = result.wins_a + result.draws / 2
         entry = self._adj[i].get(j)
         if entry is None:
-            entry = self._adj[i][j] = [PRIOR_DRAWS, PRIOR_DRAWS / 2]
-            self._adj[j][i] = [PRIOR_DRAWS, PRIOR_DRAWS / 2]
+            prior = self.prior_draws
+            entry = self._adj[i][j] = [prior, prior / 2]
+            self._adj[j][i] = [prior, prior / 2]
         entry[0] += g
         entry[1] += s
         back = self._adj[j][i]
@@ -473,7 +479,9 @@ def _sweep(
                 p = 1.0 / (1.0 + exp(r[j] - ri))
                 grad += s - g * p
                 curvature += g * p * (1.0 - p)
-            step = grad / curvature
+            # At most one natural unit (174 Elo) a step: far from the maximum (few games, a
+            # cold start) a full Newton step can overshoot.
+            step = max(-1.0, min(1.0, grad / curvature))
             r[i] = ri + step
             largest = max(largest, abs(step))
         if largest < tolerance:
@@ -501,8 +509,9 @@ def _components(order: list[int], adj: list[dict[int, list[float]]]) -> list[lis
 
 def _variances(r: Sequence[float], adj: list[dict[int, list[float]]]) -> list[float]:
     """The variance of each ``r_k - mean(r over the versions that played)`` (natural units), by the
-    first three terms of the random-walk series (module docstring); a version that has not played
-    gets the prior's variance.
+    first three terms of the random-walk series (module docstring) and the rest from a coarse
+    copy of the graph (:func:`_tail`); a version that has not played gets the prior's variance
+    and that of the mean.
 
     With ``d_k`` the information of version ``k`` (the sum of its ``w_kj`` plus the prior),
     ``a_k = sum_j w_kj / d_j``, ``b_k = sum_j w_kj^2 / d_j``, ``c_k = sum_j w_kj a_j / d_j`` and
@@ -512,9 +521,10 @@ def _variances(r: Sequence[float], adj: list[dict[int, list[float]]]) -> list[fl
     """
     exp = math.exp
     size = len(r)
-    out = [1 / PRIOR_PRECISION] * size
     played = [k for k in range(size) if adj[k]]
     n = len(played)
+    # Without games: the prior's variance, plus that of the mean it is measured from.
+    out = [(1 + (1 / n if n else 0)) / PRIOR_PRECISION] * size
     if n == 0:
         return out
     weights: list[list[tuple[int, float]]] = [[] for _ in range(size)]
