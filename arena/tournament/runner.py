@@ -273,9 +273,34 @@ def run(
 
     A KeyboardInterrupt stops the workers and propagates; what finished is already committed."""
     done = store.done()
-    tasks = missing_tasks(config, done)
     data = config.to_json()
     commit = Committer(store, done, on_game)
+    play(
+        [(data, task) for task in missing_tasks(config, done)],
+        commit,
+        concurrency,
+        workdir=workdir,
+        venue=venue,
+    )
+    return commit.played
+
+
+Job = tuple[dict[str, Any], Task]
+"""A task with the configuration (as JSON) of the games it plays: a tournament's tasks share
+one; a league's each have their pair's."""
+
+
+def play(
+    jobs: Sequence[Job],
+    commit: Committer,
+    concurrency: int,
+    *,
+    workdir: Path | None = None,
+    venue: Venue = Venue("none"),
+) -> None:
+    """Play the tasks of ``jobs`` in ``concurrency`` worker processes (in this one when it is
+    1), committing each game as it finishes (:func:`run` says what survives what)."""
+    tasks = list(jobs)
     with tempfile.TemporaryDirectory(prefix="gin-arena-") as scratch:
         base = str(workdir or Path(scratch))
 
@@ -287,16 +312,16 @@ def run(
 
             _finished = finished
             try:
-                for task in tasks:
+                for data, task in tasks:
                     commit(run_task(data, task, base, venue))
             finally:
                 _finished = None
                 workers.close_kept()
-            return commit.played
+            return
         rows: multiprocessing.queues.Queue[GameRow] = workers.CONTEXT.Queue()
-        runner = _Runner(data, base, venue, commit, rows)
-        queue: Iterator[Task] = iter(tasks)
-        suspects: list[Task] = []
+        runner = _Runner(base, venue, commit, rows)
+        queue: Iterator[Job] = iter(tasks)
+        suspects: list[Job] = []
         while True:
             pool = workers.start(concurrency, _send_rows_to, rows)
             try:
@@ -307,7 +332,7 @@ def run(
                     pool.shutdown(wait=True, cancel_futures=True)
                     continue
                 runner.close(pool)
-                return commit.played
+                return
             except BaseException:
                 # Killed workers may have left half a row in the queue: it is not read again.
                 workers.stop(pool)
@@ -319,7 +344,6 @@ def run(
 class _Runner:
     """Hands tasks to a pool of workers and commits what they return."""
 
-    data: dict[str, Any]
     base: str
     venue: Venue
     commit: Callable[[Sequence[GameRow]], None]
@@ -350,24 +374,24 @@ class _Runner:
             self.commit([row])
 
     def submit(
-        self, pool: concurrent.futures.ProcessPoolExecutor, tasks: Sequence[Task]
-    ) -> dict[concurrent.futures.Future[list[GameRow]], Task]:
+        self, pool: concurrent.futures.ProcessPoolExecutor, jobs: Sequence[Job]
+    ) -> dict[concurrent.futures.Future[list[GameRow]], Job]:
         with workers.interrupts_held():  # the workers start on the first submissions
             return {
-                pool.submit(run_task, self.data, task, self.base, self.venue): task
-                for task in tasks
+                pool.submit(run_task, data, task, self.base, self.venue): (data, task)
+                for data, task in jobs
             }
 
     def play_all(
         self,
         pool: concurrent.futures.ProcessPoolExecutor,
-        queue: Iterator[Task],
+        queue: Iterator[Job],
         concurrency: int,
-    ) -> list[Task]:
+    ) -> list[Job]:
         """Play the queued tasks, ``2 * concurrency`` in flight; return the tasks that were in
         flight when a worker died (none if all went well)."""
         pending = self.submit(pool, _take(queue, concurrency * 2))
-        broken: list[Task] = []
+        broken: list[Job] = []
         while pending:
             finished, _ = concurrent.futures.wait(
                 pending, timeout=0.05, return_when=concurrent.futures.FIRST_COMPLETED
@@ -385,16 +409,16 @@ class _Runner:
                     pending.update(self.submit(pool, _take(queue, 1)))
         if broken:
             log.warning("a worker process died; replaying %d tasks one at a time", len(broken))
-        return sorted(broken, key=lambda t: t.games[0].number)
+        return sorted(broken, key=lambda job: job[1].games[0].number)
 
     def play_suspects(
-        self, pool: concurrent.futures.ProcessPoolExecutor, suspects: list[Task]
-    ) -> list[Task]:
+        self, pool: concurrent.futures.ProcessPoolExecutor, suspects: list[Job]
+    ) -> list[Job]:
         """Play the tasks that were in flight when a worker died, one at a time, so that a task
         that kills its worker again is known: it is abandoned. Return the suspects not yet
         played when the pool broke again (empty when all are done)."""
-        for index, task in enumerate(suspects):
-            (future,) = self.submit(pool, [task])
+        for index, (data, task) in enumerate(suspects):
+            (future,) = self.submit(pool, [(data, task)])
             try:
                 while not future.done():
                     concurrent.futures.wait([future], timeout=0.05)
@@ -402,7 +426,7 @@ class _Runner:
                 rows = future.result()
             except BrokenProcessPool:
                 self.drain()
-                config = Config.from_json(self.data, load=True)
+                config = Config.from_json(data, load=True)
                 self.commit(_abandoned(config, task, "the worker process playing it died"))
                 return suspects[index + 1 :]
             self.commit(rows)
@@ -458,10 +482,10 @@ def _unplayed(
     return rows
 
 
-def _take(tasks: Iterator[Task], count: int) -> list[Task]:
+def _take(jobs: Iterator[Job], count: int) -> list[Job]:
     out = []
-    for task in tasks:
-        out.append(task)
+    for job in jobs:
+        out.append(job)
         if len(out) == count:
             break
     return out
