@@ -62,6 +62,9 @@ rating either way is settled."""
 MIN_SHARE = 0.25
 """The default guaranteed share: every active version plays at least this fraction of a fair
 share of pairings (see :class:`Adaptive`)."""
+_FULL_SWEEPS = 10_000
+_FULL_TOLERANCE = 1e-9
+"""A full fit: sweeps until no rating moves by more than this (natural units)."""
 PRIOR_PRECISION = (PRIOR_SD / ELO_PER_NAT) ** -2
 """The prior's precision on each rating, in natural units (as in :mod:`arena.stats.ratings`)."""
 
@@ -214,6 +217,8 @@ class League:
         self._r: list[float] = []
         self._v: list[float] = []
         self._fitted_at = -1
+        self._converged = False
+        """Whether the last fit swept to the full tolerance."""
         """:attr:`_results` when :attr:`_r` and :attr:`_v` were last computed (-1: never)."""
         self._unfitted: dict[tuple[int, int], float] = {}
         """Games whose information the last fit does not hold (pairings issued since, pending
@@ -350,7 +355,11 @@ class League:
         return self._bots[self._known(version, Retire(version))]
 
     def standings(
-        self, *, all_versions: bool = False, tolerance: float = 1e-9, max_sweeps: int = 10_000
+        self,
+        *,
+        all_versions: bool = False,
+        tolerance: float = _FULL_TOLERANCE,
+        max_sweeps: int = _FULL_SWEEPS,
     ) -> list[Standing]:
         """The table, best first: the active versions (every version with ``all_versions``).
 
@@ -428,8 +437,11 @@ class League:
         """Refit (warm-started) unless nothing changed since the last fit; with
         ``only_if_stale``, keep a fit that is only a little behind (the scheduler's rule)."""
         new = self._results - self._fitted_at
-        if new == 0 or (only_if_stale and self._fitted_at >= 0 and new < self._refit_every()):
+        if new == 0 and (self._converged or sweeps < _FULL_SWEEPS):
             return
+        if only_if_stale and self._fitted_at >= 0 and new < self._refit_every():
+            return
+        self._converged = sweeps >= _FULL_SWEEPS
         _sweep(self._r, self._adj, sweeps, tolerance)
         self._v = _variances(self._r, self._adj)
         self._fitted_at = self._results
@@ -565,8 +577,9 @@ def _variances(r: Sequence[float], adj: list[dict[int, list[float]]]) -> list[fl
 
 
 GROUPS = 40
-"""Groups of the coarse correction (:func:`_tail`): with at most this many versions that played,
-the intervals are exact (up to rounding)."""
+"""Groups of the coarse correction (:func:`_tail`), at least (``2 sqrt(n)`` for ``n`` versions
+that played, when that is more): with at most this many versions that played, the intervals are
+exact (up to rounding)."""
 
 
 def _tail(
@@ -588,7 +601,7 @@ def _tail(
     out = [0.0] * len(r)
     if n < 3:
         return out
-    count = min(n, GROUPS)
+    count = min(n, max(GROUPS, round(2 * math.sqrt(n))))
     order = sorted(played, key=lambda k: (r[k], k))
     group = {}
     size = [0] * count
@@ -691,6 +704,10 @@ class Adaptive:
             key=lambda i: (league._last[i], i),
         )
         unfinished = [i for i in active if v[i] > view.limit]
+        if not unfinished and not (league._converged and league._fitted_at == league._results):
+            # Settled by a fit that is behind or not converged: make sure before stopping.
+            league._fit(sweeps=_FULL_SWEEPS, tolerance=1e-6)
+            return self.choose(league, k, rng)
         cap = max(1, math.ceil(2 * k / max(1, len(unfinished))))
         served = dict.fromkeys(active, 0)
         picks: list[tuple[int, int]] = []
