@@ -142,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--patience", type=int, default=5, help="epochs without improvement")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--cards-only",
+        action="store_true",
+        help="the network without the strong bot's terms (deadwood, appraisal, danger, knock and "
+        "gin chances): cards, odds and stock only",
+    )
+    parser.add_argument(
         "--fraction",
         type=float,
         default=1.0,
@@ -204,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     w = linear_fit(z[fit_rows], y[fit_rows], ridge=1e-2)
     report("linear on every input", linear_predict(w, z))
 
+    if args.cards_only:
+        z[:, DEADWOOD:] = 0.0
     sizes = [SIZE] + [int(h) for h in args.hidden.split(",") if h] + [1]
     net = MLP(sizes, rng)
     scale = float(y[train].std())
