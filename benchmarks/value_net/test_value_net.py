@@ -182,3 +182,14 @@ def test_the_training_scripts_run_end_to_end(tmp_path: Path) -> None:
     net = json.loads(weights.read_text())
     assert [len(layer["b"]) for layer in net["layers"]] == [64, 64, 1]
     assert len(net["layers"][0]["w"]) == SIZE
+
+
+def test_the_ceiling_script_runs_and_bounds_r2() -> None:
+    result = subprocess.run(
+        [sys.executable, str(HERE / "ceiling.py"), "--positions", "20", "--continuations", "8"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    ceiling = float(result.stdout.split("R² at most ")[1].split()[0])
+    assert 0.0 <= ceiling <= 1.0
