@@ -27,6 +27,7 @@ from arena.cli import (
     check_bot,
     conformance,
     judge,
+    league,
     match,
     play,
     protocol,
@@ -78,6 +79,7 @@ COMMANDS: tuple[Command, ...] = (
     Command.of("conformance", conformance),
     Command.of("sprt", sprt),
     Command.of("ab", ab),
+    Command.of("league", league),
 )
 
 

@@ -156,7 +156,13 @@ class Config:
 
     @classmethod
     def from_stored(cls, data: dict[str, Any], where: str) -> Config:
-        """The configuration stored in a database; a damaged one is a :class:`StoreError`."""
+        """The configuration stored in a database; a damaged one is a :class:`StoreError`, and
+        so is a league's (:mod:`arena.tournament.league`), which has no fixed bots."""
+        if data.get("kind") == "league":
+            raise StoreError(
+                f"{where} is a league's database, not a tournament's: gin-arena league standings "
+                "--db PATH shows its standings, gin-arena league run --db PATH plays it"
+            )
         try:
             return cls.from_json(data)
         except KeyError as error:

@@ -35,7 +35,7 @@ from arena.play.match import (
     by_leg,
 )
 from arena.play.referee import REFEREE, Referee
-from arena.seats.botspec import Launch
+from arena.seats.botspec import BotSpec, Launch
 from arena.seats.sandbox import resolve_sandbox
 from arena.tournament import pool as workers
 from arena.tournament.config import Config, Task, missing_tasks
@@ -66,15 +66,22 @@ class Venue:
         )
 
 
-def probe(config: Config, workdir: Path, venue: Venue = Venue("none")) -> dict[str, str]:
-    """Start every bot once and complete its handshake; return the versions they report.
+def probe(
+    config: Config,
+    workdir: Path,
+    venue: Venue = Venue("none"),
+    *,
+    bots: Sequence[BotSpec] | None = None,
+) -> dict[str, str]:
+    """Start every bot once (``bots``, default the configuration's) and complete its handshake;
+    return the versions they report.
 
     Raises :class:`MatchError` naming the first bot that cannot start."""
     versions: dict[str, str] = {}
     referee = Referee(config.rules, config.clock)
     launch = venue.launch(config)
     hello = referee.hello(0, None, config.mode)
-    for index, spec in enumerate(config.bots):
+    for index, spec in enumerate(config.bots if bots is None else bots):
         connection = spec.connect(workdir, launch)
         try:
             ready = connection.start(hello, config.clock.startup)

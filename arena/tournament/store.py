@@ -74,6 +74,14 @@ CREATE TABLE games (
 """
 
 
+_LOG_TABLE = """CREATE TABLE IF NOT EXISTS log (
+    seq INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    at TEXT NOT NULL
+)"""
+
+
 class StoreError(ArenaError, ValueError):
     """A database that cannot be used: unreadable, foreign, damaged, in use by another run, or
     for another configuration."""
@@ -339,6 +347,50 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
         return {name: (command, version, digest) for name, command, version, digest in rows}
+
+    @contextlib.contextmanager
+    def immediate(self) -> Iterator[None]:
+        """A write transaction taken at once (``BEGIN IMMEDIATE``): what it reads and writes is
+        one step no other writer comes between."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def add_log(self, kind: str, data: Mapping[str, Any]) -> int:
+        """Append an entry to the database's history (a league's joins, updates, retirements
+        and batches: :mod:`arena.tournament.league`); return its sequence number."""
+        now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        try:
+            self._db.execute(_LOG_TABLE)
+            cursor = self._db.execute(
+                "INSERT INTO log (kind, data, at) VALUES (?, ?, ?)",
+                (kind, json.dumps(data, sort_keys=True), now),
+            )
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+        return int(cursor.lastrowid or 0)
+
+    def log(self, after: int = 0) -> list[tuple[int, str, dict[str, Any]]]:
+        """The history's entries after sequence number ``after``, in order (none in a database
+        that has no history)."""
+        try:
+            has = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'log'"
+            ).fetchone()
+            if has is None:
+                return []
+            rows = self._db.execute(
+                "SELECT seq, kind, data FROM log WHERE seq > ? ORDER BY seq", (after,)
+            ).fetchall()
+            return [(int(seq), str(kind), json.loads(data)) for seq, kind, data in rows]
+        except (sqlite3.DatabaseError, json.JSONDecodeError) as error:
+            raise StoreError(
+                f"the history in {str(self.path)!r} is damaged ({error}): it was changed by hand"
+            ) from None
 
     def add_game(self, game: GameRow) -> None:
         """Commit one finished game (at once: an interruption after this loses nothing)."""

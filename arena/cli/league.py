@@ -1,0 +1,374 @@
+"""``gin-arena league``: a living league that bots join, are updated in and leave while it runs."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.cli.options import (
+    add_clock_arguments,
+    add_concurrency_arguments,
+    add_limits_arguments,
+    add_logs_argument,
+    add_rules_arguments,
+    add_sandbox_argument,
+    add_seed_argument,
+    bots_file_from,
+    check_concurrency,
+    clock_from,
+    limits_given,
+    logs_from,
+    rules_from,
+    sandbox_from,
+    seed_from,
+)
+from arena.play.match import MatchError
+from arena.seats.botspec import BotSpec, resolve
+from arena.stats.league import MIN_SHARE, TARGET_ELO, Standing
+from arena.terminal import printable
+from arena.tournament import event
+from arena.tournament import league as leagues
+from arena.tournament.runner import Venue
+from arena.tournament.store import GameRow, Store
+
+HELP = "a living league: bots join, update and leave while it runs; games go where they inform most"
+DESCRIPTION = f"""\
+A league is a database (--db) that bots join, are updated in and leave at any time, even while
+`league run` plays it. Each bot's versions are kept (NAME@1, NAME@2...); the newest is scheduled,
+the older ones stay in the history and the ratings. The rules, the clock, the seed and the bots'
+limits are fixed when the league is created; bots are the only thing that changes.
+
+`league run` plays batches of pairings (one deal, played twice with the seats swapped), chosen
+where they reduce most the uncertainty that matters: a new or updated bot's place, neighbours
+whose order is unclear (docs/LEAGUE.md). Every active bot is guaranteed a share of the games. It
+stops when every active bot's 95% interval is within --target Elo (default {TARGET_ELO:g}, set at
+creation), after --pairings more pairings, or at Ctrl-C; run it again to go on. Every game is
+committed as it finishes, so a league resumes after anything, and replays the same: the same
+seed and the same events give the same pairings.
+
+examples:
+  gin-arena league create --db club.sqlite
+  gin-arena league add --db club.sqlite strong strong
+  gin-arena league add --db club.sqlite mine "python3 mybot.py"
+  gin-arena league add --db club.sqlite --bots bots.toml
+  gin-arena league run --db club.sqlite --concurrency 2
+  gin-arena league update --db club.sqlite mine            # mybot.py changed: a new version
+  gin-arena league retire --db club.sqlite greedy
+  gin-arena league standings --db club.sqlite --all
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION", required=True)
+    create = actions.add_parser(
+        "create",
+        help="a new league database: its rules, clock, seed and limits, fixed",
+        description="Create a new league database; its settings cannot change afterwards.",
+    )
+    _db(create)
+    add_seed_argument(create)
+    add_rules_arguments(create)
+    add_clock_arguments(create)
+    add_limits_arguments(create)
+    create.add_argument(
+        "--target",
+        type=float,
+        default=TARGET_ELO,
+        metavar="ELO",
+        help=f"a bot is settled when its 95%% interval is within this many Elo either way "
+        f"(default {TARGET_ELO:g})",
+    )
+    create.add_argument(
+        "--share",
+        type=float,
+        default=MIN_SHARE,
+        metavar="FRACTION",
+        help=f"the share of a fair share of pairings every active bot is guaranteed (default "
+        f"{MIN_SHARE:g})",
+    )
+    create.add_argument(
+        "--batch",
+        type=int,
+        default=leagues.BATCH,
+        metavar="N",
+        help=f"pairings chosen at a time (default {leagues.BATCH}; fixed, so that the league "
+        "replays the same whatever the concurrency)",
+    )
+    create.add_argument(
+        "--subprocess",
+        action="store_true",
+        help="run built-in bots as subprocesses too (default: in the worker process)",
+    )
+
+    add = actions.add_parser(
+        "add",
+        help="enter a new bot (it must start and say ready)",
+        description="Enter a bot as version NAME@1: NAME COMMAND (a command line or a built-in "
+        "bot's name), or every bot of a bots file (--bots).",
+    )
+    _db(add)
+    add.add_argument("name", nargs="?", help="the bot's name in the league")
+    add.add_argument(
+        "program",
+        nargs="?",
+        metavar="COMMAND",
+        help="its command line, or a built-in bot's name",
+    )
+    add.add_argument("--bots", type=Path, metavar="FILE", help="add every bot of a bots file")
+    add_sandbox_argument(add)
+
+    update = actions.add_parser(
+        "update",
+        help="enter a new version of a bot (its program's digest decides)",
+        description="Enter a new version of bot NAME: COMMAND, or its current command read again "
+        "(a file it names changed). If the program is the same (the same digest), nothing "
+        "changes. The older version stops being scheduled unless --keep; it stays in the history.",
+    )
+    _db(update)
+    update.add_argument("name", help="the bot's name")
+    update.add_argument(
+        "program", nargs="?", metavar="COMMAND", help="its new command line (default: the same)"
+    )
+    update.add_argument("--keep", action="store_true", help="keep scheduling the older version too")
+    add_sandbox_argument(update)
+
+    retire = actions.add_parser(
+        "retire",
+        help="stop scheduling a bot (or one version of it); its games stay",
+        description="Stop scheduling bot NAME (every version of it) or one version NAME@N.",
+    )
+    _db(retire)
+    retire.add_argument("name", help="a bot's name, or a version NAME@N")
+
+    run = actions.add_parser(
+        "run",
+        help="play the league until every bot is settled, --pairings, or Ctrl-C",
+        description="Play batches of pairings until every active bot is settled (its 95% "
+        "interval within the league's target), --pairings more pairings, or Ctrl-C; resume "
+        "by running it again.",
+    )
+    _db(run)
+    add_concurrency_arguments(run)
+    run.add_argument(
+        "--pairings",
+        type=int,
+        metavar="N",
+        help="stop once N more pairings (2 games each) have been played; pairings come in "
+        "whole batches (the league's --batch)",
+    )
+    add_sandbox_argument(run)
+    add_logs_argument(run)
+
+    table = actions.add_parser(
+        "standings",
+        help="the league's standings: Elo, 95% interval, games",
+        description="Print the standings: each active bot's current version (every version "
+        "with --all) with its Elo relative to the mean, 95% interval, games, wins, losses, "
+        "draws and whether it is settled.",
+    )
+    _db(table)
+    table.add_argument("--all", action="store_true", help="every version, retired ones too")
+    table.add_argument(
+        "--format", choices=("table", "json", "csv"), default="table", help="default table"
+    )
+
+
+def _db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", type=Path, required=True, help="the league's database")
+
+
+def run(args: argparse.Namespace) -> int:
+    action: str = args.action
+    if action == "create":
+        return _create(args)
+    if action == "standings":
+        store = leagues.open_league(args.db, readonly=True)
+        try:
+            _print_standings(leagues.view(store), args)
+        finally:
+            store.close()
+        return 0
+    store = leagues.open_league(args.db, lock=action == "run")  # one run at a time
+    try:
+        if action == "add":
+            return _add(args, store)
+        if action == "update":
+            return _update(args, store)
+        if action == "retire":
+            for version in leagues.retire(store, args.name):
+                print(f"retired {printable(version)}")
+            return 0
+        return _run(args, store)
+    finally:
+        store.close()
+
+
+def _create(args: argparse.Namespace) -> int:
+    settings = leagues.Settings(
+        seed=seed_from(args.seed),
+        rules=rules_from(args.rules, args.options),
+        clock=clock_from(args),
+        target=args.target,
+        share=args.share,
+        batch=args.batch,
+        in_process=not args.subprocess,
+        **limits_given(args),
+    )
+    if args.db.exists():
+        raise leagues.LeagueDatabaseError(
+            f"{str(args.db)!r} already exists: add bots to it, or choose another --db"
+        )
+    store = leagues.create(args.db, settings)
+    store.close()
+    db = shlex.quote(str(args.db))
+    print(
+        f"league {printable(str(args.db))} created (seed {settings.seed}); add bots with:\n"
+        f"  gin-arena league add --db {printable(db)} NAME COMMAND"
+    )
+    return 0
+
+
+def _venue(args: argparse.Namespace, store: Store, specs: list[BotSpec]) -> Venue:
+    settings = leagues.load(store).settings
+    sandbox = sandbox_from(args.sandbox, specs, settings.in_process)
+    logs = logs_from(getattr(args, "logs", None))
+    return event.venue_of(args.db, sandbox, logs)
+
+
+def _add(args: argparse.Namespace, store: Store) -> int:
+    specs = list(bots_file_from(args.bots).values())
+    if args.name is not None:
+        if args.program is None:
+            raise ValueError(f"add {args.name}: give its COMMAND too (a command line or built-in)")
+        specs.append(resolve(args.program, name=args.name))
+    if not specs:
+        raise ValueError("add needs NAME COMMAND, or --bots FILE")
+    venue = _venue(args, store, specs)
+    for spec in specs:
+        try:
+            version = leagues.add(store, spec, venue)
+        except MatchError as error:
+            print(f"gin-arena league: {printable(str(error), lines=True)}", file=sys.stderr)
+            return 1
+        print(f"added {printable(version)}")
+    return 0
+
+
+def _update(args: argparse.Namespace, store: Store) -> int:
+    spec = None if args.program is None else resolve(args.program, name=args.name)
+    state = leagues.load(store)
+    current = state.current(args.name)
+    specs = [spec] if spec is not None else [state.specs[current]] if current else []
+    try:
+        version = leagues.update(store, args.name, spec, _venue(args, store, specs), keep=args.keep)
+    except MatchError as error:
+        print(f"gin-arena league: {printable(str(error), lines=True)}", file=sys.stderr)
+        return 1
+    if version is None:
+        print(f"{printable(str(current))} is unchanged (the same program): no new version")
+    else:
+        kept = " (the older version is still scheduled)" if args.keep else ""
+        print(f"added {printable(version)}{kept}")
+    return 0
+
+
+def _run(args: argparse.Namespace, store: Store) -> int:
+    check_concurrency(args.concurrency, args.oversubscribe)
+    if args.pairings is not None and args.pairings < 1:
+        raise ValueError(f"--pairings must be at least 1, not {args.pairings}")
+    state = leagues.load(store)
+    venue = _venue(args, store, list(state.specs.values()))
+    played: list[GameRow] = []
+    resume = f"gin-arena league run --db {shlex.quote(str(args.db))}"
+
+    def on_game(row: GameRow) -> None:
+        played.append(row)
+
+    def on_batch(state: leagues.State) -> None:
+        unsettled = len(state.league.unsettled()) if len(state.league.active) > 1 else 0
+        print(
+            f"games {len(played)}: {len(state.league.active)} active bots, {unsettled} not "
+            "settled yet",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        progress = leagues.run(
+            store,
+            args.concurrency,
+            venue,
+            pairings=args.pairings,
+            on_game=on_game,
+            on_batch=on_batch,
+            workdir=None if venue.logs is None else Path(venue.logs),
+        )
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted after {len(played)} games (all saved); go on with:\n  "
+            f"{printable(resume)}",
+            file=sys.stderr,
+        )
+        return 130
+    except MatchError as error:
+        print(f"gin-arena league: {printable(str(error), lines=True)}", file=sys.stderr)
+        return 1
+    print(f"{progress.games} games played; stopped: {progress.stopped}")
+    _print_standings(leagues.view(store), argparse.Namespace(all=False, format="table"))
+    return 0
+
+
+def _print_standings(state: leagues.State, args: argparse.Namespace) -> None:
+    if len(state.league.versions) == 0:
+        print("the league has no bots yet")
+        return
+    rows = leagues.standings(state, all_versions=args.all)
+    if args.format == "json":
+        print(json.dumps([_row_json(row) for row in rows], indent=2))
+        return
+    if args.format == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        fields = list(_row_json(rows[0])) if rows else []
+        writer.writerow(fields)
+        for row in rows:
+            writer.writerow([_csv(v) for v in _row_json(row).values()])
+        sys.stdout.write(out.getvalue())
+        return
+    width = max([len("bot")] + [len(printable(r.version)) for r in rows])
+    print(
+        f"{'#':>3} {'bot':<{width}} {'Elo':>6} {'95% interval':>15} {'games':>6} "
+        f"{'won':>5} {'lost':>5} {'drawn':>5}  status"
+    )
+    for rank, row in enumerate(rows, 1):
+        status = ("settled" if row.settled else "playing") if row.active else "retired"
+        interval = f"{row.low:+.0f} to {row.high:+.0f}" if row.games else "no games yet"
+        print(
+            f"{rank:>3} {printable(row.version):<{width}} {row.elo:>+6.0f} {interval:>15} "
+            f"{row.games:>6} {row.wins:>5} {row.losses:>5} {row.draws:>5}  {status}"
+        )
+
+
+def _row_json(row: Standing) -> dict[str, Any]:
+    return {
+        "version": row.version,
+        "bot": row.bot,
+        "elo": round(row.elo, 1),
+        "ci95": [round(row.low, 1), round(row.high, 1)],
+        "games": row.games,
+        "wins": row.wins,
+        "losses": row.losses,
+        "draws": row.draws,
+        "active": row.active,
+        "settled": row.settled,
+    }
+
+
+def _csv(value: object) -> object:
+    return " ".join(map(str, value)) if isinstance(value, list) else value

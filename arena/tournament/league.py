@@ -1,0 +1,603 @@
+"""A living league in its database: bot versions join, are updated and retire while it runs, and
+each batch of games goes where :class:`arena.stats.league.League` says it informs most.
+
+**The database** is a tournament database (:mod:`arena.tournament.store`) whose configuration has
+``"kind": "league"`` and the settings fixed at creation (:class:`Settings`: the rules, the clock,
+the seed, the stopping target, the batch size, the bots' limits). Its ``bots`` table holds one row
+a *version* (``strong@1``, ``strong@2``: the name, ``@``, the count of versions of that name), its
+``games`` every game played, committed as it finishes, and its ``log`` the league's history in
+order: ``join``, ``replace`` (an update), ``retire`` and ``schedule`` (a batch of pairings issued).
+
+**Replaying the history** rebuilds the league exactly (:func:`load`): membership events and
+results are applied in the order the run applied them, and each ``schedule`` entry is checked
+against what the scheduler issues again (same seed, same events, same order: same pairings). The
+rule the run follows and the replay repeats: after a batch's games are all played, its results
+are applied (pairing order), then the membership events logged since the last ``schedule``
+(log order), then the next batch is scheduled. So a league can be stopped in any way (Ctrl-C,
+kill -9, a lost machine) and resumed with nothing lost or played twice: the games of the last
+batch that are missing are played first.
+
+**A pairing** ``p`` between versions ``a`` and ``b`` is one deal, from a seed derived from the
+league's seed and ``p``, played twice with the seats swapped: games ``2p + 1`` (``a`` in seat 0)
+and ``2p + 2``. Its two games run as one task of two legs, each leg by bot processes of its own
+that saw no other seating (``restart="task"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from arena.play.match import Planned, by_leg
+from arena.play.referee import Clock
+from arena.seats.botspec import BotSpec
+from arena.stats.league import (
+    MIN_SHARE,
+    TARGET_ELO,
+    Join,
+    League,
+    Pairing,
+    PairResult,
+    Replace,
+    Retire,
+    Standing,
+)
+from arena.tournament.config import Config, Task, bot_digest, seatings
+from arena.tournament.runner import Committer, Job, Venue, play, probe
+from arena.tournament.store import GameRow, Store, StoreError
+from engine.deck import SplitMix64
+from engine.formats import TWO_PLAYER
+from engine.rules import Rules
+
+KIND: Final = "league"
+BATCH: Final = 8
+"""Pairings a batch by default: the scheduler decides this many at a time (fixed at creation, so
+that a league replays the same whatever the concurrency of each run)."""
+_VERSION = re.compile(r"^(?P<name>.+)@(?P<count>[1-9][0-9]*)$")
+_GOLDEN: Final = 0x9E3779B97F4A7C15
+
+
+class LeagueDatabaseError(StoreError):
+    """A league database that cannot be used as asked: not a league, a history that does not
+    replay, a bot unknown or already there, a program changed without an update."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What is fixed when a league is created: everything but its bots."""
+
+    seed: int
+    rules: Rules = Rules()
+    clock: Clock = Clock()
+    target: float = TARGET_ELO
+    share: float = MIN_SHARE
+    batch: int = BATCH
+    in_process: bool = True
+    memory_mb: int | None = None
+    cpu_seconds: int | None = None
+    pids: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed < 2**64:
+            raise LeagueDatabaseError(f"bad seed {self.seed}: an integer from 0 to 2**64 - 1")
+        if not (math.isfinite(self.target) and self.target > 0):
+            raise LeagueDatabaseError(
+                f"--target must be a positive number of Elo, not {self.target}"
+            )
+        if not 0 < self.share <= 1:
+            raise LeagueDatabaseError(
+                f"--share must be more than 0 and at most 1, not {self.share}"
+            )
+        if self.batch < 1:
+            raise LeagueDatabaseError(f"--batch must be at least 1, not {self.batch}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": KIND,
+            "seed": str(self.seed),
+            "rules": self.rules.to_dict(),
+            "clock": dataclasses.asdict(self.clock),
+            "target": self.target,
+            "share": self.share,
+            "batch": self.batch,
+            "in_process": self.in_process,
+            "memory_mb": self.memory_mb,
+            "cpu_seconds": self.cpu_seconds,
+            "pids": self.pids,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], where: str) -> Settings:
+        try:
+            return cls(
+                seed=int(data["seed"]),
+                rules=Rules.from_dict(data["rules"]),
+                clock=Clock(**data["clock"]),
+                target=float(data["target"]),
+                share=float(data["share"]),
+                batch=int(data["batch"]),
+                in_process=bool(data["in_process"]),
+                memory_mb=data["memory_mb"],
+                cpu_seconds=data["cpu_seconds"],
+                pids=data["pids"],
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise LeagueDatabaseError(
+                f"the league settings stored in {where} are not valid ({error!r}): the file was "
+                "changed by hand; create a new league with another --db"
+            ) from None
+
+    def pair_config(self, a: BotSpec, b: BotSpec) -> Config:
+        """The configuration of one pairing's games: the two versions, this league's rules and
+        limits, whole mirrored deals, bots started afresh for each seating."""
+        return Config(
+            bots=(a, b),
+            kind="round-robin",
+            games_per_pair=2,
+            mirror=True,
+            seed=self.seed,
+            rules=self.rules,
+            clock=self.clock,
+            in_process=self.in_process,
+            memory_mb=self.memory_mb,
+            cpu_seconds=self.cpu_seconds,
+            pids=self.pids,
+            mode=TWO_PLAYER,
+            restart="task",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The database.
+
+
+def create(path: Path, settings: Settings) -> Store:
+    """A new league database (refusing an existing file), open and locked by this process."""
+    return Store.create(path, settings.to_json())
+
+
+def open_league(path: Path, *, lock: bool = False, readonly: bool = False) -> Store:
+    """An existing league's database; a tournament's is a :class:`LeagueDatabaseError`."""
+    store = Store.open(path, lock=lock, readonly=readonly)
+    try:
+        if store.config().get("kind") != KIND:
+            raise LeagueDatabaseError(
+                f"{str(path)!r} is a tournament database, not a league's: use gin-arena "
+                "tournament or ratings with it, or create a league with gin-arena league create"
+            )
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def is_league(store: Store) -> bool:
+    return store.config().get("kind") == KIND
+
+
+def spec_json(spec: BotSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "command": list(spec.command),
+        "builtin": spec.builtin,
+        "cwd": None if spec.cwd is None else str(spec.cwd),
+        "env": dict(spec.env),
+    }
+
+
+def spec_from(data: Mapping[str, Any]) -> BotSpec:
+    return BotSpec(
+        data["name"],
+        tuple(data["command"]),
+        data["builtin"],
+        None if data["cwd"] is None else Path(data["cwd"]),
+        dict(data["env"]),
+    )
+
+
+def deal_seed(settings: Settings, pairing: int) -> int:
+    """The deal of pairing ``pairing``: from the league's seed, a different one for each."""
+    return SplitMix64((settings.seed + _GOLDEN * (pairing + 1)) % 2**64).next()
+
+
+def game_ids(pairing: int) -> tuple[int, int]:
+    return 2 * pairing + 1, 2 * pairing + 2
+
+
+# ---------------------------------------------------------------------------------------------
+# The league, rebuilt from its history.
+
+
+@dataclass
+class State:
+    """A league as its database holds it: the settings, every version's program, the
+    :class:`League` replayed to the end of the log, the pairings issued whose results are not
+    applied yet, and the membership events logged since the last batch (not applied yet)."""
+
+    settings: Settings
+    specs: dict[str, BotSpec]
+    digests: dict[str, str]
+    league: League
+    unapplied: list[Pairing]
+    waiting: list[Join | Replace | Retire]
+    last_seq: int
+    batches: int
+
+    def current(self, name: str) -> str | None:
+        """The newest version of bot ``name`` (active or not), or None."""
+        versions = [v for v in self.specs if _VERSION.match(v) and v.rpartition("@")[0] == name]
+        return max(versions, key=lambda v: int(v.rpartition("@")[2]), default=None)
+
+    def is_active(self, version: str) -> bool:
+        """Whether ``version`` is scheduled once the membership events waiting are applied."""
+        on = version in self.league.active
+        for event in self.waiting:
+            if isinstance(event, Join) and event.version == version:
+                on = True
+            elif isinstance(event, Replace) and version in (event.old, event.new):
+                on = version == event.new
+            elif isinstance(event, Retire) and event.version == version:
+                on = False
+        return on
+
+    def active_versions(self) -> list[str]:
+        known = list(self.league.versions) + [
+            e.version if isinstance(e, Join) else e.new
+            for e in self.waiting
+            if isinstance(e, Join | Replace)
+        ]
+        return [v for v in dict.fromkeys(known) if self.is_active(v)]
+
+
+def load(store: Store) -> State:
+    """Replay a league's history (see the module's documentation)."""
+    where = repr(str(store.path))
+    settings = Settings.from_json(store.config(), where)
+    league = League(seed=settings.seed, target=settings.target, share=settings.share)
+    bots = store.bots()
+    specs: dict[str, BotSpec] = {}
+    digests: dict[str, str] = {}
+    done = store.done()
+    unapplied: list[Pairing] = []
+    waiting: list[Join | Replace | Retire] = []
+    results = _results_by_pairing(store)
+    state = State(settings, specs, digests, league, unapplied, waiting, 0, 0)
+    for seq, kind, data in store.log():
+        state.last_seq = seq
+        try:
+            if kind != "schedule":
+                _member(state, kind, data, bots)
+            else:
+                _apply(league, state.unapplied, results, done)
+                _admit(state)
+                issued = league.next_pairings(int(data["count"]))
+                stored = [Pairing(int(i), a, b) for i, a, b in data["pairings"]]
+                if issued != stored:
+                    raise LeagueDatabaseError(
+                        f"the history in {where} does not replay: batch {state.batches + 1} was "
+                        f"{_listed(stored)} and the scheduler now issues {_listed(issued)}; the "
+                        "file was changed by hand or by another version of gin-arena"
+                    )
+                state.unapplied.extend(issued)
+                state.batches += 1
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            if isinstance(error, LeagueDatabaseError):
+                raise
+            raise LeagueDatabaseError(
+                f"entry {seq} ({kind}) of the history in {where} is damaged ({error!r}): the "
+                "file was changed by hand; create a new league with another --db"
+            ) from None
+    return state
+
+
+def _member(state: State, kind: str, data: Mapping[str, Any], bots: Mapping[str, Any]) -> None:
+    """Take a membership entry of the log: it waits until the run admits it (:func:`_admit`)."""
+    if kind in ("join", "replace"):
+        spec = spec_from(data["spec"])
+        state.specs[spec.name] = spec
+        state.digests[spec.name] = bots[spec.name][2]
+        event: Join | Replace | Retire = (
+            Join(data["bot"], spec.name) if kind == "join" else Replace(data["old"], spec.name)
+        )
+    elif kind == "retire":
+        event = Retire(data["version"])
+    else:
+        raise KeyError(kind)
+    state.waiting.append(event)
+
+
+def _admit(state: State) -> None:
+    """Apply the membership events waiting, in log order."""
+    for event in state.waiting:
+        state.league.apply(event)
+    state.waiting = []
+
+
+def view(store: Store) -> State:
+    """The league as it stands now, for its standings: the history replayed, then the results
+    of the games played since the last batch and the membership events waiting applied."""
+    state = load(store)
+    _apply(state.league, state.unapplied, _results_by_pairing(store), store.done())
+    _admit(state)
+    return state
+
+
+def _listed(pairings: Sequence[Pairing]) -> str:
+    return ", ".join(f"{p.a} v {p.b}" for p in pairings) or "nothing"
+
+
+def _results_by_pairing(store: Store) -> dict[int, list[GameRow]]:
+    by: dict[int, list[GameRow]] = {}
+    for row in store.games(records=False):
+        by.setdefault((row.id - 1) // 2, []).append(row)
+    return by
+
+
+def _apply(
+    league: League,
+    unapplied: list[Pairing],
+    results: Mapping[int, list[GameRow]],
+    done: set[int],
+) -> None:
+    """Apply the results of the pairings in ``unapplied`` whose games are all played, in order;
+    keep the others."""
+    keep = []
+    for pairing in unapplied:
+        if not all(g in done for g in game_ids(pairing.index)):
+            keep.append(pairing)
+            continue
+        rows = results.get(pairing.index, [])
+        wins_a = sum(row.winner == pairing.a for row in rows)
+        wins_b = sum(row.winner == pairing.b for row in rows)
+        league.apply(
+            PairResult(
+                pairing.a,
+                pairing.b,
+                wins_a,
+                wins_b,
+                len(rows) - wins_a - wins_b,
+                pairing=pairing.index,
+            )
+        )
+    unapplied[:] = keep
+
+
+# ---------------------------------------------------------------------------------------------
+# Membership.
+
+
+def version_name(name: str, count: int) -> str:
+    return f"{name}@{count}"
+
+
+def add(store: Store, spec: BotSpec, venue: Venue) -> str:
+    """Enter a new bot (``spec.name`` is its name): probed (it must start and say ``ready``),
+    then recorded as version ``NAME@1``; return the version."""
+    state = load(store)
+    if "@" in spec.name:
+        raise LeagueDatabaseError(f"bad bot name {spec.name!r}: a league's bot names have no '@'")
+    if state.current(spec.name) is not None:
+        raise LeagueDatabaseError(
+            f"the league has a bot {spec.name!r} already: gin-arena league update {spec.name} "
+            "enters a new version of it"
+        )
+    version = version_name(spec.name, 1)
+    _enter(
+        store,
+        state,
+        dataclasses.replace(spec, name=version),
+        venue,
+        kind="join",
+        data={"bot": spec.name},
+    )
+    return version
+
+
+def update(
+    store: Store, name: str, spec: BotSpec | None, venue: Venue, *, keep: bool = False
+) -> str | None:
+    """Enter a new version of bot ``name``: ``spec``'s program, or its current program read
+    again (a file it names changed). The program's digest decides: the same as the current
+    version's is no new version (None). The older version retires unless ``keep``."""
+    state = load(store)
+    old = state.current(name)
+    if old is None:
+        raise LeagueDatabaseError(
+            f"the league has no bot {name!r}: gin-arena league add {name} COMMAND enters it"
+        )
+    program = state.specs[old] if spec is None else spec
+    count = int(old.rpartition("@")[2]) + 1
+    new_spec = dataclasses.replace(program, name=version_name(name, count))
+    if bot_digest(new_spec) == state.digests[old]:
+        return None
+    if keep or not state.is_active(old):
+        _enter(store, state, new_spec, venue, kind="join", data={"bot": name})
+    else:
+        _enter(store, state, new_spec, venue, kind="replace", data={"old": old})
+    return new_spec.name
+
+
+def retire(store: Store, name: str) -> list[str]:
+    """Stop scheduling bot ``name`` (every active version of it) or the one version named;
+    return the versions retired."""
+    state = load(store)
+    if _VERSION.match(name) and name in state.specs:
+        versions = [name]
+    else:
+        versions = [v for v in state.specs if v.rpartition("@")[0] == name]
+        if not versions:
+            raise LeagueDatabaseError(f"the league has no bot or version {name!r}")
+    active = [v for v in versions if state.is_active(v)]
+    if not active:
+        raise LeagueDatabaseError(f"{name!r} is retired already")
+    for version in active:
+        store.add_log("retire", {"version": version})
+    return active
+
+
+def _enter(
+    store: Store, state: State, spec: BotSpec, venue: Venue, *, kind: str, data: dict[str, Any]
+) -> None:
+    config = state.settings.pair_config(spec, dataclasses.replace(spec, name=spec.name + "~"))
+    with tempfile.TemporaryDirectory(prefix="gin-arena-probe-") as scratch:
+        declared = probe(config, Path(scratch), venue, bots=(spec,))
+    store.set_bot(spec.name, spec.command_line, declared[spec.name], bot_digest(spec))
+    store.add_log(kind, {**data, "spec": spec_json(spec)})
+
+
+# ---------------------------------------------------------------------------------------------
+# Running.
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What a run did: the games it played, the pairings it scheduled, and why it stopped."""
+
+    games: int
+    pairings: int
+    stopped: str
+
+
+def check_programs(state: State) -> None:
+    """Every active version must still be the program that joined: a changed program is an
+    update, never a silent change."""
+    for version in state.active_versions():
+        if bot_digest(state.specs[version]) != state.digests[version]:
+            name = version.rpartition("@")[0]
+            raise LeagueDatabaseError(
+                f"{version}'s program changed since it joined (its command or a file it names): "
+                f"results would mix two programs; gin-arena league update {name} enters the new "
+                f"program as a new version, or restore the old one"
+            )
+
+
+def run(
+    store: Store,
+    concurrency: int,
+    venue: Venue,
+    *,
+    pairings: int | None = None,
+    on_game: Callable[[GameRow], None] | None = None,
+    on_batch: Callable[[State], None] | None = None,
+    workdir: Path | None = None,
+) -> Progress:
+    """Play the league: the missing games of the last batch, then batch after batch until every
+    active version is settled (its interval within the target), the scheduler has nothing to
+    play, or ``pairings`` more pairings have been scheduled. Every game is committed as it
+    finishes; a KeyboardInterrupt propagates with nothing lost.
+
+    Between batches, in one transaction (so that no ``add`` slips in between), the run applies
+    what was logged since its last batch and logs the next: the order the replay repeats."""
+    commit = Committer(store, store.done(), on_game)
+    scheduled = 0
+    state = load(store)
+    check_programs(state)
+    bots = store.bots()
+    while True:
+        _play(store, state, commit=commit, concurrency=concurrency, venue=venue, workdir=workdir)
+        _apply(state.league, state.unapplied, _results_by_pairing(store), store.done())
+        with store.immediate():
+            fresh = store.log(after=state.last_seq)
+            if any(kind in {"join", "replace"} for _, kind, _ in fresh):
+                bots = store.bots()
+            for seq, kind, data in fresh:
+                state.last_seq = seq
+                if kind == "schedule":
+                    raise LeagueDatabaseError(
+                        "another run scheduled games in this league meanwhile: one run at a time"
+                    )
+                _member(state, kind, data, bots)
+            _admit(state)
+            check_programs(state)
+            if on_batch is not None:
+                on_batch(state)
+            stopped = _stop(state, scheduled, pairings)
+            if stopped:
+                return Progress(commit.played, scheduled, stopped)
+            count = state.settings.batch
+            issued = state.league.next_pairings(count)
+            if not issued:
+                return Progress(commit.played, scheduled, "the scheduler has nothing to play")
+            state.last_seq = store.add_log(
+                "schedule", {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
+            )
+        state.unapplied.extend(issued)
+        state.batches += 1
+        scheduled += len(issued)
+
+
+def _stop(state: State, scheduled: int, pairings: int | None) -> str:
+    """Why the run stops before the next batch, or ``""``."""
+    if len(state.league.active) < 2:
+        return "the league has fewer than two active bots"
+    if not state.league.unsettled():
+        return f"every active bot is settled (95% interval within {state.settings.target:g} Elo)"
+    if pairings is not None and scheduled >= pairings:
+        return f"{pairings} pairings played, as --pairings asked"
+    return ""
+
+
+def _play(
+    store: Store,
+    state: State,
+    *,
+    commit: Committer,
+    concurrency: int,
+    venue: Venue,
+    workdir: Path | None,
+) -> None:
+    done = store.done()
+    jobs: list[Job] = []
+    for pairing in state.unapplied:
+        if all(g in done for g in game_ids(pairing.index)):
+            continue
+        config = state.settings.pair_config(state.specs[pairing.a], state.specs[pairing.b])
+        seed = deal_seed(state.settings, pairing.index)
+        cycle = seatings(TWO_PLAYER)
+        games = tuple(
+            Planned(number, seed, cycle[leg], leg)
+            for leg, number in enumerate(game_ids(pairing.index))
+        )
+        jobs.append((config.to_json(), Task((0, 1), tuple(by_leg(games)))))
+    if jobs:
+        play(jobs, commit, concurrency, workdir=workdir, venue=venue)
+
+
+def standings(state: State, *, all_versions: bool = False) -> list[Standing]:
+    """The league's table, best first (the active versions; every version with
+    ``all_versions``)."""
+    return state.league.standings(all_versions=all_versions)
+
+
+def history(store: Store) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The log, entry by entry: sequence number, kind, data."""
+    yield from store.log()
+
+
+__all__ = [
+    "BATCH",
+    "KIND",
+    "LeagueDatabaseError",
+    "Progress",
+    "Settings",
+    "State",
+    "add",
+    "check_programs",
+    "create",
+    "deal_seed",
+    "game_ids",
+    "is_league",
+    "load",
+    "open_league",
+    "retire",
+    "run",
+    "standings",
+    "update",
+    "view",
+]
