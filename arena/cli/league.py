@@ -32,7 +32,7 @@ from arena.play.match import MatchError
 from arena.seats.botspec import BotSpec, resolve
 from arena.stats.league import MIN_SHARE, TARGET_ELO, Standing
 from arena.terminal import printable
-from arena.tournament import event
+from arena.tournament import cluster, event
 from arena.tournament import league as leagues
 from arena.tournament.runner import Venue
 from arena.tournament.store import GameRow, Store
@@ -162,6 +162,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop once N more pairings (2 games each) have been played; pairings come in "
         "whole batches (the league's --batch)",
     )
+    run.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the games on a Ray cluster: HOST:PORT, auto or local; this process keeps "
+        "the database (needs pip install 'gin-rummy-arena[ray]'; docs/DISTRIBUTED.md)",
+    )
     add_sandbox_argument(run)
     add_logs_argument(run)
 
@@ -279,7 +285,8 @@ def _update(args: argparse.Namespace, store: Store) -> int:
 
 
 def _run(args: argparse.Namespace, store: Store) -> int:
-    check_concurrency(args.concurrency, args.oversubscribe)
+    if args.ray is None:
+        check_concurrency(args.concurrency, args.oversubscribe)
     if args.pairings is not None and args.pairings < 1:
         raise ValueError(f"--pairings must be at least 1, not {args.pairings}")
     state = leagues.load(store)
@@ -299,6 +306,17 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             flush=True,
         )
 
+    ray = None
+    if args.ray is not None:
+        try:
+            ray = cluster.connect(args.ray)
+            if len(state.active_versions()) > 1:
+                cluster.probe(ray, leagues.probe_config(state), venue)
+        except cluster.ClusterError as error:
+            print(f"gin-arena league: {printable(str(error), lines=True)}", file=sys.stderr)
+            if ray is not None:
+                cluster.disconnect()
+            return 1
     try:
         progress = leagues.run(
             store,
@@ -308,6 +326,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             on_game=on_game,
             on_batch=on_batch,
             workdir=None if venue.logs is None else Path(venue.logs),
+            ray=ray,
         )
     except KeyboardInterrupt:
         print(
@@ -319,6 +338,9 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     except MatchError as error:
         print(f"gin-arena league: {printable(str(error), lines=True)}", file=sys.stderr)
         return 1
+    finally:
+        if ray is not None:
+            cluster.disconnect()
     print(f"{progress.games} games played; stopped: {progress.stopped}")
     _print_standings(leagues.view(store), argparse.Namespace(all=False, format="table"))
     return 0

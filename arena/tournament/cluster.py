@@ -26,7 +26,7 @@ import logging
 import socket
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from arena.errors import ArenaError
 from arena.tournament.config import Config, Task, missing_tasks
-from arena.tournament.runner import Committer, Venue, _abandoned, run_task
+from arena.tournament.runner import Committer, Job, Venue, _abandoned, run_task
 from arena.tournament.store import GameRow, Store
 from engine import __version__ as engine_version
 
@@ -197,42 +197,55 @@ def run(
     """Play every missing game on the cluster, committing each task's games as it comes back;
     return how many were played. ``in_flight``: tasks submitted at once (default: twice the
     cluster's CPUs)."""
-    venue = venue or Venue("none")
     done = store.done()
-    tasks = missing_tasks(config, done)
     data = config.to_json()
+    commit = Committer(store, done, on_game)
+    jobs = [(data, task) for task in missing_tasks(config, done)]
+    play(ray, jobs, commit, venue=venue, in_flight=in_flight)
+    return commit.played
+
+
+def play(
+    ray: ModuleType,
+    jobs: Sequence[Job],
+    commit: Committer,
+    *,
+    venue: Venue | None = None,
+    in_flight: int | None = None,
+) -> None:
+    """Play the tasks of ``jobs`` (each with its configuration) on the cluster, committing each
+    task's games as it comes back (:func:`run` says what survives what)."""
+    venue = venue or Venue("none")
     remote = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(_task_here)
     cpus = sum(node.cpus for node in nodes(ray)) or 1
     limit = in_flight or 2 * cpus
-    queue = iter(tasks)
-    pending: dict[Any, Task] = {}
-    commit = Committer(store, done, on_game)
+    queue = iter(jobs)
+    pending: dict[Any, Job] = {}
 
     def submit(count: int) -> None:
         for _ in range(count):
-            task = next(queue, None)
-            if task is None:
+            job = next(queue, None)
+            if job is None:
                 return
-            pending[remote.remote(data, task, venue)] = task
+            pending[remote.remote(job[0], job[1], venue)] = job
 
     submit(limit)
     try:
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
             for ref in ready:
-                task = pending.pop(ref)
+                data, task = pending.pop(ref)
                 try:
                     rows = ray.get(ref)
                 except Exception as error:  # its node or worker died more than RETRIES times
                     why = f"the Ray task playing it failed {RETRIES + 1} times: {error}"
-                    rows = _abandoned(config, task, why[:2000])
+                    rows = _abandoned(Config.from_json(data, load=True), task, why[:2000])
                 commit(rows)
                 submit(1)
     except BaseException:
         for ref in pending:
             ray.cancel(ref, force=True)
         raise
-    return commit.played
 
 
 def wait_for_nodes(ray: ModuleType, count: int, timeout: float = 60.0) -> list[Node]:

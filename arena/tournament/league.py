@@ -32,6 +32,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Final
 
 from arena.play.match import Planned, by_leg
@@ -48,6 +49,7 @@ from arena.stats.league import (
     Retire,
     Standing,
 )
+from arena.tournament import cluster
 from arena.tournament.config import Config, Task, bot_digest, seatings
 from arena.tournament.runner import Committer, Job, Venue, play, probe
 from arena.tournament.store import GameRow, Store, StoreError
@@ -486,11 +488,14 @@ def run(
     on_game: Callable[[GameRow], None] | None = None,
     on_batch: Callable[[State], None] | None = None,
     workdir: Path | None = None,
+    ray: ModuleType | None = None,
 ) -> Progress:
     """Play the league: the missing games of the last batch, then batch after batch until every
     active version is settled (its interval within the target), the scheduler has nothing to
     play, or ``pairings`` more pairings have been scheduled. Every game is committed as it
-    finishes; a KeyboardInterrupt propagates with nothing lost.
+    finishes; a KeyboardInterrupt propagates with nothing lost. The games are played in
+    ``concurrency`` local workers, or on the Ray cluster ``ray`` (connected:
+    :func:`arena.tournament.cluster.connect`).
 
     Between batches, in one transaction (so that no ``add`` slips in between), the run applies
     what was logged since its last batch and logs the next: the order the replay repeats."""
@@ -500,7 +505,11 @@ def run(
     check_programs(state)
     bots = store.bots()
     while True:
-        _play(store, state, commit=commit, concurrency=concurrency, venue=venue, workdir=workdir)
+        jobs = _jobs(store, state)
+        if jobs and ray is not None:
+            cluster.play(ray, jobs, commit, venue=venue)
+        elif jobs:
+            play(jobs, commit, concurrency, workdir=workdir, venue=venue)
         _apply(state.league, state.unapplied, _results_by_pairing(store), store.done())
         with store.immediate():
             fresh = store.log(after=state.last_seq)
@@ -543,15 +552,9 @@ def _stop(state: State, scheduled: int, pairings: int | None) -> str:
     return ""
 
 
-def _play(
-    store: Store,
-    state: State,
-    *,
-    commit: Committer,
-    concurrency: int,
-    venue: Venue,
-    workdir: Path | None,
-) -> None:
+def _jobs(store: Store, state: State) -> list[Job]:
+    """The tasks of the pairings issued whose games are not all played: one task a pairing,
+    its deal in both seatings, with the pair's configuration."""
     done = store.done()
     jobs: list[Job] = []
     for pairing in state.unapplied:
@@ -565,8 +568,13 @@ def _play(
             for leg, number in enumerate(game_ids(pairing.index))
         )
         jobs.append((config.to_json(), Task((0, 1), tuple(by_leg(games)))))
-    if jobs:
-        play(jobs, commit, concurrency, workdir=workdir, venue=venue)
+    return jobs
+
+
+def probe_config(state: State) -> Config:
+    """A configuration of every active version (to probe them on a cluster's nodes)."""
+    specs = [state.specs[v] for v in state.active_versions()]
+    return dataclasses.replace(state.settings.pair_config(specs[0], specs[1]), bots=tuple(specs))
 
 
 def standings(state: State, *, all_versions: bool = False) -> list[Standing]:
