@@ -219,3 +219,31 @@ def test_a_driver_killed_mid_run_resumes_locally_to_the_same_games(tmp_path: Pat
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming at {played} of 72 games" in resumed.stdout
     assert games(tmp_path / "ray.sqlite") == games(tmp_path / "local.sqlite")
+
+
+def _league(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return gin_arena("league", *args, cwd=cwd, env=installed_env(), timeout=bound(300))
+
+
+@needs_ray
+@pytest.mark.slow
+def test_a_league_on_a_local_cluster_plays_the_games_of_a_local_run(tmp_path: Path) -> None:
+    """``league run --ray local``: the same seed and the same events give the same games as a
+    run in local workers (the pairings do not depend on where the games run)."""
+    for where in ("ray", "local"):
+        (tmp_path / where).mkdir()
+        db = f"{where}.sqlite"
+        assert _league("create", "--db", db, "--seed", "11", cwd=tmp_path / where).returncode == 0
+        for name in ("random", "greedy", "strong"):
+            done = _league("add", "--db", db, name, name, "--sandbox", "none", cwd=tmp_path / where)
+            assert done.returncode == 0, done.stderr
+        more = ("--ray", "local") if where == "ray" else ("--concurrency", "1")
+        done = _league(
+            "run", "--db", db, "--pairings", "8", "--sandbox", "none", *more, cwd=tmp_path / where
+        )
+        assert done.returncode == 0, done.stderr
+    ours, theirs = (
+        games(tmp_path / "ray" / "ray.sqlite"),
+        games(tmp_path / "local" / "local.sqlite"),
+    )
+    assert len(ours) == 16 and ours == theirs
