@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     with Progress() as progress:
         if args.db is not None:
             names, games, config = from_store(args.db, progress)
-            source, kind = str(args.db), "tournament"
+            source, kind = str(args.db), "league" if "league" in config else "tournament"
         else:
             progress.part("reading the record")
             names, games, config = from_record(args.record)

@@ -73,7 +73,9 @@ def from_store(
 ) -> tuple[list[str], list[Game], dict[str, Any]]:
     """The bots, games (by id) and configuration (``rules``, ``mode``) of a tournament
     database, opened read-only (it may be in use by a running tournament); ``progress`` is told
-    of each game read."""
+    of each game read. A league's database gives every version as a bot, and its configuration
+    has ``league``: the versions still scheduled (``active``) and the others (``retired``)."""
+    from arena.tournament import league
     from arena.tournament.config import Config
     from arena.tournament.store import StoreError
 
@@ -82,7 +84,19 @@ def from_store(
     except StoreError as error:
         raise ReportError(str(error)) from None
     try:
-        config = Config.from_stored(store.config(), repr(str(path)))
+        if league.is_league(store):
+            state = league.load(store)
+            active = state.active_versions()
+            names = list(state.specs)
+            described: dict[str, Any] = {
+                "rules": state.settings.rules.to_dict(),
+                "mode": "two-player",
+                "league": {"active": active, "retired": [v for v in names if v not in active]},
+            }
+        else:
+            config = Config.from_stored(store.config(), repr(str(path)))
+            names = config.names()
+            described = {"rules": config.rules.to_dict(), "mode": str(config.mode)}
         games = []
         total = len(store.done())  # a game finished meanwhile is read too: done may pass total
         progress("reading games", 0, total)
@@ -96,9 +110,11 @@ def from_store(
                     raise ReportError(f"{error}: the database was changed by hand") from None
             games.append(Game(row, record))
             progress("reading games", len(games), max(total, len(games)))
+    except league.LeagueDatabaseError as error:
+        raise ReportError(str(error)) from None
     finally:
         store.close()
-    return config.names(), games, {"rules": config.rules.to_dict(), "mode": str(config.mode)}
+    return names, games, described
 
 
 def from_record(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
@@ -176,6 +192,7 @@ def build(
         "engine_version": engine_version,
         "mode": mode,
         "rules": config.get("rules", {}),
+        **({"league": config["league"]} if "league" in config else {}),
         "games": len(rows),
         "standings": [
             {

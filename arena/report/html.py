@@ -26,7 +26,11 @@ from typing import Any, Final
 from arena.report.plots import bot_style, score_colour
 
 _PLACEHOLDER: Final = re.compile(r"\{\{(\w+)\}\}")
-SOURCE_KINDS: Final = {"tournament": "tournament database", "record": "match record"}
+SOURCE_KINDS: Final = {
+    "tournament": "tournament database",
+    "league": "league database",
+    "record": "match record",
+}
 """How the header names the source of each kind."""
 
 
@@ -156,6 +160,10 @@ def _header(data: dict[str, Any], note: str | None) -> str:
         ("Mode", _e(data["mode"])),
         ("Games", _e(data["games"])),
     ]
+    league = data.get("league")
+    if league is not None:  # every version is rated; say which are still scheduled
+        items.append(("Scheduled", _e(", ".join(league["active"]) or "none")))
+        items.append(("Retired or replaced", _e(", ".join(league["retired"]) or "none")))
     meta = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items)
     rules = data.get("rules") or {}
     chips = "".join(
