@@ -57,6 +57,7 @@ def outputs(argv: list[str]) -> set[str]:
             before == "-o"
             or (before == "--record" and command == "match")
             or (before == "--db" and command == "tournament" and "--resume" not in argv)
+            or (before == "--db" and command == "league" and argv[1] == "create")
         ):
             written.add(word)
     return written
@@ -122,6 +123,8 @@ def shortened(argv: list[str]) -> list[str]:
         put("--max-games", "2")
     if command in SANDBOXED and ("--sandbox" not in argv or resolve_sandbox("auto") is None):
         put("--sandbox", "none")  # unless the line asks for a sandbox and there is one here
+    if command == "league" and argv[1] in ("add", "update", "run") and "--sandbox" not in argv:
+        argv += ["--sandbox", "none"]  # the option belongs to the action, after it
     return argv
 
 
