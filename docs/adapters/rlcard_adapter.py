@@ -1,4 +1,4 @@
-"""RLCard's gin rummy (the ``rlcard`` package, 1.2.0) behind gin-arena's conformance adapter protocol.
+"""RLCard's gin rummy (``rlcard`` 1.2.0) behind gin-arena's conformance adapter protocol.
 
 Run it as ``gin-arena conformance --engine "python docs/adapters/rlcard_adapter.py"`` with
 ``rlcard`` installed. It speaks JSON Lines on stdin/stdout (docs/CONFORMANCE.md) and drives
@@ -83,8 +83,9 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 try:
     import rlcard
@@ -108,7 +109,7 @@ try:
     from rlcard.games.gin_rummy.utils.move import ScoreNorthMove, ScoreSouthMove
     from rlcard.games.gin_rummy.utils.settings import Setting
 
-    IMPORT_ERROR: Optional[str] = None
+    IMPORT_ERROR: str | None = None
 except Exception as exc:  # pragma: no cover - reported to the runner, never a crash
     IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
 
@@ -124,7 +125,7 @@ VALUES = {r: min(i + 1, 10) for i, r in enumerate(RANKS)}
 class RequestError(Exception):
     """A request the adapter cannot serve; ``kind`` is the protocol's error name."""
 
-    def __init__(self, kind: str, message: str, rule: Optional[str] = None) -> None:
+    def __init__(self, kind: str, message: str, rule: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -139,7 +140,7 @@ def unsupported(message: str) -> RequestError:
     return RequestError("unsupported", message)
 
 
-def illegal(message: str, rule: Optional[str] = None) -> RequestError:
+def illegal(message: str, rule: str | None = None) -> RequestError:
     return RequestError("illegal", message, rule)
 
 
@@ -163,19 +164,19 @@ def canonical(cards: Iterable[str]) -> list[str]:
     return sorted(cards, key=card_index)
 
 
-def to_rl(name: str) -> "Card":
+def to_rl(name: str) -> Card:
     return Card(suit=name[1], rank=name[0])
 
 
-def from_rl(card: "Card") -> str:
+def from_rl(card: Card) -> str:
     return f"{card.rank}{card.suit}"
 
 
-def names(cards: Iterable["Card"]) -> list[str]:
+def names(cards: Iterable[Card]) -> list[str]:
     return canonical(from_rl(c) for c in cards)
 
 
-def card_list(value: Any, what: str, max_len: Optional[int] = None) -> list[str]:
+def card_list(value: Any, what: str, max_len: int | None = None) -> list[str]:
     if not isinstance(value, list):
         raise bad(f"{what} must be a list of cards")
     cards = [norm_card(c) for c in value]
@@ -191,11 +192,11 @@ class Action:
     """A parsed action of the protocol's notation."""
 
     kind: str  # pass, draw_stock, draw_discard, discard, knock
-    card: Optional[str] = None
-    melds: Optional[tuple[tuple[str, ...], ...]] = None
+    card: str | None = None
+    melds: tuple[tuple[str, ...], ...] | None = None
 
     @staticmethod
-    def parse(text: Any) -> "Action":
+    def parse(text: Any) -> Action:
         if not isinstance(text, str):
             raise bad(f"an action must be a string: {text!r}")
         head, slash, tail = text.partition("/")
@@ -230,11 +231,23 @@ class Action:
 # --------------------------------------------------------------------------------------------
 
 DEFAULTS: dict[str, Any] = {
-    "knock_limit": 10, "gin_bonus": 25, "undercut_bonus": 10, "undercut_on_tie": True,
-    "discard_taken_card": False, "big_gin": False, "big_gin_bonus": 31, "game_target": 100,
-    "game_bonus": 0, "shutout_bonus": 0, "line_bonus": 0, "next_dealer": "winner",
-    "oklahoma": False, "oklahoma_spades_double": True, "turn_limit": 100,
-    "stock_exhausted_at": 2, "hand_limit": 200,
+    "knock_limit": 10,
+    "gin_bonus": 25,
+    "undercut_bonus": 10,
+    "undercut_on_tie": True,
+    "discard_taken_card": False,
+    "big_gin": False,
+    "big_gin_bonus": 31,
+    "game_target": 100,
+    "game_bonus": 0,
+    "shutout_bonus": 0,
+    "line_bonus": 0,
+    "next_dealer": "winner",
+    "oklahoma": False,
+    "oklahoma_spades_double": True,
+    "turn_limit": 100,
+    "stock_exhausted_at": 2,
+    "hand_limit": 200,
 }
 PRESETS: dict[str, dict[str, Any]] = {
     "hoyle": {},
@@ -244,14 +257,17 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 # Options RLCard has a setting for (the rest exist only at their defaults in RLCard).
 SUPPORTED_OPTIONS = ("knock_limit", "discard_taken_card", "turn_limit", "stock_exhausted_at")
-RANGES: dict[str, tuple[int, int]] = {"knock_limit": (0, 10), "turn_limit": (1, 10000),
-                                      "stock_exhausted_at": (0, 30)}
+RANGES: dict[str, tuple[int, int]] = {
+    "knock_limit": (0, 10),
+    "turn_limit": (1, 10000),
+    "stock_exhausted_at": (0, 30),
+}
 
 
 def read_rules(rules: Any) -> dict[str, Any]:
     """The options in force (defaults, preset, overrides); unsupported beyond RLCard's settings."""
     if not isinstance(rules, dict) or not isinstance(rules.get("preset"), str):
-        raise bad("rules must be {\"preset\": NAME, \"options\": {...}}")
+        raise bad('rules must be {"preset": NAME, "options": {...}}')
     preset = rules["preset"]
     if preset not in PRESETS:
         raise bad(f"unknown preset {preset!r}")
@@ -279,20 +295,23 @@ def read_rules(rules: Any) -> dict[str, Any]:
     return opts
 
 
-def new_game(opts: dict[str, Any]) -> "GinRummyGame":
+def new_game(opts: dict[str, Any]) -> GinRummyGame:
     game = GinRummyGame()
-    game.settings.change_settings({
-        Setting.going_out_deadwood_count: int(opts["knock_limit"]),
-        Setting.is_allowed_to_discard_picked_up_card: bool(opts["discard_taken_card"]),
-        Setting.stockpile_dead_card_count: int(opts["stock_exhausted_at"]),
-        Setting.max_move_count: 2 * int(opts["turn_limit"]),
-    })
+    game.settings.change_settings(
+        {
+            Setting.going_out_deadwood_count: int(opts["knock_limit"]),
+            Setting.is_allowed_to_discard_picked_up_card: bool(opts["discard_taken_card"]),
+            Setting.stockpile_dead_card_count: int(opts["stock_exhausted_at"]),
+            Setting.max_move_count: 2 * int(opts["turn_limit"]),
+        }
+    )
     game.actions = []
     return game
 
 
-def deal_round(game: "GinRummyGame", rl_dealer: int, first: list[str], second: list[str],
-               stock: list[str]) -> None:
+def deal_round(
+    game: GinRummyGame, rl_dealer: int, first: list[str], second: list[str], stock: list[str]
+) -> None:
     """Start an RLCard round whose own dealing code gives ``first`` (11 cards) to the player after
     ``rl_dealer``, ``second`` (10) to ``rl_dealer``, and leaves ``stock`` (top first)."""
     rnd = GinRummyRound(dealer_id=rl_dealer, np_random=game.np_random)
@@ -324,16 +343,16 @@ class HandSession:
     upcard: str
     stock: list[str]  # top first, before any draw
     passes: int = 0
-    game: Optional["GinRummyGame"] = None
+    game: GinRummyGame | None = None
     upcard_under_pile: bool = False  # both passed: the upcard stays at the bottom of the pile
-    last_actor: Optional[int] = None
+    last_actor: int | None = None
     move_limit_hit: bool = False
-    knock_discard: Optional[str] = None
+    knock_discard: str | None = None
 
     # ----- construction -----
 
     @staticmethod
-    def from_request(req: dict[str, Any]) -> "HandSession":
+    def from_request(req: dict[str, Any]) -> HandSession:
         opts = read_rules(req.get("rules"))
         dealer = req.get("dealer")
         if dealer not in (0, 1) or isinstance(dealer, bool):
@@ -354,14 +373,14 @@ class HandSession:
         return 1 - self.dealer
 
     @property
-    def g(self) -> "GinRummyGame":
+    def g(self) -> GinRummyGame:
         """RLCard's game, once the offer is over and RLCard has dealt."""
         if self.game is None:
             raise bad("RLCard has not dealt yet")
         return self.game
 
     @property
-    def rnd(self) -> "GinRummyRound":
+    def rnd(self) -> GinRummyRound:
         return self.g.round
 
     def in_offer(self) -> bool:
@@ -373,14 +392,15 @@ class HandSession:
     def finished(self) -> bool:
         return self.game is not None and self.rnd.is_over
 
-    def rl_legal(self) -> list["ActionEvent"]:
+    def rl_legal(self) -> list[ActionEvent]:
         return list(self.g.judge.get_legal_actions())
 
     def gin_card(self) -> str:
         """The card RLCard's GinAction would discard (``GinRummyRound.gin``)."""
         player = self.rnd.players[self.rnd.current_player_id]
-        _, gin_cards = rl_judge.get_going_out_cards(player.hand,
-                                                    self.g.settings.going_out_deadwood_count)
+        _, gin_cards = rl_judge.get_going_out_cards(
+            player.hand, self.g.settings.going_out_deadwood_count
+        )
         return from_rl(gin_cards[0])
 
     def turn(self) -> int:
@@ -465,23 +485,31 @@ class HandSession:
             # the player after its dealer, so RLCard's dealer is the other seat.
             game = new_game(self.opts)
             taker, other = mover, 1 - mover
-            deal_round(game, other, self.hands[taker] + [self.upcard], self.hands[other],
-                       self.stock)
+            deal_round(
+                game, other, self.hands[taker] + [self.upcard], self.hands[other], self.stock
+            )
             self.game = game
         elif self.passes == 2 and action.kind == "draw_stock":
             game = new_game(self.opts)
-            deal_round(game, self.dealer, self.hands[self.non_dealer] + [self.stock[0]],
-                       self.hands[self.dealer], self.stock[1:])
+            deal_round(
+                game,
+                self.dealer,
+                self.hands[self.non_dealer] + [self.stock[0]],
+                self.hands[self.dealer],
+                self.stock[1:],
+            )
             self.game = game
             self.upcard_under_pile = True
         else:
             where = "the first upcard is offered" if self.passes < 2 else "both passed the upcard"
-            raise illegal(f"{action.kind.replace('_', ' ')} is not possible: {where} "
-                          "(the adapter's offer; RLCard has no first upcard)")
+            raise illegal(
+                f"{action.kind.replace('_', ' ')} is not possible: {where} "
+                "(the adapter's offer; RLCard has no first upcard)"
+            )
         self.last_actor = mover
         self.settle()
 
-    def _to_event(self, action: Action) -> "ActionEvent":
+    def _to_event(self, action: Action) -> ActionEvent:
         legal = self.rl_legal()
         player = self.rnd.players[self.rnd.current_player_id]
         held = {from_rl(c) for c in player.hand}
@@ -512,9 +540,11 @@ class HandSession:
                 if isinstance(a, DiscardAction) and from_rl(a.card) == action.card:
                     return a
         if gin_forced:
-            raise illegal(f"RLCard's gin is compulsory: the only legal action is its gin, "
-                          f"discarding {self.gin_card()} (GinRummyJudge.get_legal_actions)",
-                          rule="R9")
+            raise illegal(
+                f"RLCard's gin is compulsory: the only legal action is its gin, "
+                f"discarding {self.gin_card()} (GinRummyJudge.get_legal_actions)",
+                rule="R9",
+            )
         raise illegal(f"RLCard does not allow {action.kind} {action.card} now")
 
     def _check_declaration(self, action: Action) -> None:
@@ -524,8 +554,10 @@ class HandSession:
         shown = rl_arrangement(kept)
         declared = {frozenset(m) for m in (action.melds or ())}
         if declared != {frozenset(m) for m in shown}:
-            raise unsupported("RLCard's knock takes no declared melds (KnockAction has only a card) "
-                              "and it shows another arrangement: " + melds_text(shown))
+            raise unsupported(
+                "RLCard's knock takes no declared melds (KnockAction has only a card) "
+                "and it shows another arrangement: " + melds_text(shown)
+            )
 
     # ----- observable state -----
 
@@ -546,8 +578,9 @@ class HandSession:
                 "hands": [canonical(self.hands[0]), canonical(self.hands[1])],
             }
         rnd = self.rnd
-        pile = ([self.upcard] if self.upcard_under_pile else []) + [from_rl(c) for c in
-                                                                     rnd.dealer.discard_pile]
+        pile = ([self.upcard] if self.upcard_under_pile else []) + [
+            from_rl(c) for c in rnd.dealer.discard_pile
+        ]
         stock = [from_rl(c) for c in reversed(rnd.dealer.stock_pile)]
         last = self.g.get_last_action()
         taken = None
@@ -574,31 +607,39 @@ class HandSession:
 
     # ----- the result -----
 
-    def result(self) -> Optional[dict[str, Any]]:
+    def result(self) -> dict[str, Any] | None:
         if not self.finished():
             return None
         rnd = self.rnd
         going_out = rnd.going_out_action
         if isinstance(going_out, DeclareDeadHandAction):
-            return {"end": "turn_limit" if self.move_limit_hit else "drawn", "winner": None,
-                    "show_down": None}
+            return {
+                "end": "turn_limit" if self.move_limit_hit else "drawn",
+                "winner": None,
+                "show_down": None,
+            }
         knocker = rnd.going_out_player_id
         end = "gin" if isinstance(going_out, GinAction) else "knock"
-        discard = from_rl(going_out.card) if isinstance(going_out, KnockAction) else \
-            self.knock_discard
-        return {"end": end, "winner": payoff_winner(self.g),
-                "show_down": show_down_from_moves(rnd, knocker, discard)}
+        discard = (
+            from_rl(going_out.card) if isinstance(going_out, KnockAction) else self.knock_discard
+        )
+        return {
+            "end": end,
+            "winner": payoff_winner(self.g),
+            "show_down": show_down_from_moves(rnd, knocker, discard),
+        }
 
 
-def payoff_winner(game: "GinRummyGame") -> Optional[int]:
+def payoff_winner(game: GinRummyGame) -> int | None:
     """The player RLCard's payoff rewards positively (who went out), else None."""
     payoffs = game.judge.scorer.get_payoffs(game=game)
     positive = [i for i in (0, 1) if payoffs[i] > 0]
     return positive[0] if len(positive) == 1 else None
 
 
-def show_down_from_moves(rnd: "GinRummyRound", knocker: int, discard: Optional[str]
-                         ) -> dict[str, Any]:
+def show_down_from_moves(
+    rnd: GinRummyRound, knocker: int, discard: str | None
+) -> dict[str, Any]:
     """RLCard's show-down: the score moves' best meld cluster and deadwood of each player."""
     by_player: dict[int, Any] = {}
     for move in rnd.move_sheet:
@@ -617,17 +658,25 @@ def show_down_from_moves(rnd: "GinRummyRound", knocker: int, discard: Optional[s
 
     k_melds, k_dead, k_count = side(knocker)
     d_melds, d_dead, d_count = side(defender)
-    return {"knocker": knocker, "discard": discard, "knocker_melds": k_melds,
-            "knocker_deadwood_cards": k_dead, "knocker_deadwood": k_count,
-            "defender_melds": d_melds, "lay_offs": [], "defender_deadwood_cards": d_dead,
-            "defender_deadwood": d_count}
+    return {
+        "knocker": knocker,
+        "discard": discard,
+        "knocker_melds": k_melds,
+        "knocker_deadwood_cards": k_dead,
+        "knocker_deadwood": k_count,
+        "defender_melds": d_melds,
+        "lay_offs": [],
+        "defender_deadwood_cards": d_dead,
+        "defender_deadwood": d_count,
+    }
 
 
 # --------------------------------------------------------------------------------------------
 # Solver, melds, show-downs
 # --------------------------------------------------------------------------------------------
 
-def rl_arrangement(cards: list["Card"]) -> list[list[str]]:
+
+def rl_arrangement(cards: list[Card]) -> list[list[str]]:
     """The arrangement RLCard shows for ten cards (``score_player_0``: the first best cluster)."""
     clusters = melding.get_best_meld_clusters(hand=cards)
     return [names(m) for m in (clusters[0] if clusters else [])]
@@ -642,13 +691,15 @@ def rl_deadwood(cards: list[str]) -> int:
     hand = [to_rl(c) for c in cards]
     if len(hand) == 10:
         clusters = melding.get_best_meld_clusters(hand=hand)
-        return int(rl_utils.get_deadwood_count(hand=hand,
-                                               meld_cluster=clusters[0] if clusters else []))
+        return int(
+            rl_utils.get_deadwood_count(hand=hand, meld_cluster=clusters[0] if clusters else [])
+        )
     best = int(sum(rl_utils.get_deadwood_value(c) for c in hand))
     for cluster in melding.get_meld_clusters(hand=hand):
         melded = {from_rl(c) for m in cluster for c in m}
-        best = min(best, int(sum(rl_utils.get_deadwood_value(c) for c in hand
-                                 if from_rl(c) not in melded)))
+        best = min(
+            best, int(sum(rl_utils.get_deadwood_value(c) for c in hand if from_rl(c) not in melded))
+        )
     return best
 
 
@@ -683,9 +734,12 @@ def op_showdown(req: dict[str, Any]) -> dict[str, Any]:
     if len(set(kept) | set(defender) | {discard}) != 21:
         raise bad("the show-down repeats a card")
     game = new_game(opts)
-    others = [c for c in canonical(f"{r}{s}" for s in SUITS for r in RANKS)
-              if c not in set(kept) | set(defender) | {discard}]
-    deal_round(game, 1, kept + [discard], defender, others)  # seat 0 is dealt eleven cards
+    others = [
+        c
+        for c in canonical(f"{r}{s}" for s in SUITS for r in RANKS)
+        if c not in set(kept) | set(defender) | {discard}
+    ]
+    deal_round(game, 1, [*kept, discard], defender, others)  # seat 0 is dealt eleven cards
     game.actions = [DrawCardAction()]  # as after a draw: RLCard's discard phase
     session = HandSession(opts, 1, [kept, defender], discard, [], game=game)
     melds = req.get("knocker_melds")
@@ -711,7 +765,7 @@ def op_showdown(req: dict[str, Any]) -> dict[str, Any]:
     return {"result": result}
 
 
-def str_action(discard: str, melds: Optional[tuple[tuple[str, ...], ...]]) -> str:
+def str_action(discard: str, melds: tuple[tuple[str, ...], ...] | None) -> str:
     if melds is None:
         return f"knock {discard}"
     return f"knock {discard} / " + " / ".join(" ".join(m) for m in melds)
@@ -721,13 +775,32 @@ def str_action(discard: str, melds: Optional[tuple[tuple[str, ...], ...]]) -> st
 # The protocol loop
 # --------------------------------------------------------------------------------------------
 
-STATE_KEYS = ["phase", "to_move", "dealer", "turn", "stock_size", "stock_top", "discard_top",
-              "discard_pile", "knock_limit", "taken_card", "hands"]
-RESULT_KEYS = ["end", "winner", "knocker_melds", "knocker_deadwood_cards",
-               "knocker_deadwood", "defender_melds", "lay_offs", "laid_off",
-               "defender_deadwood_cards", "defender_deadwood"]
-OPS = ["hand", "apply", "legal", "state", "result", "deadwood", "meld",
-       "showdown"]
+STATE_KEYS = [
+    "phase",
+    "to_move",
+    "dealer",
+    "turn",
+    "stock_size",
+    "stock_top",
+    "discard_top",
+    "discard_pile",
+    "knock_limit",
+    "taken_card",
+    "hands",
+]
+RESULT_KEYS = [
+    "end",
+    "winner",
+    "knocker_melds",
+    "knocker_deadwood_cards",
+    "knocker_deadwood",
+    "defender_melds",
+    "lay_offs",
+    "laid_off",
+    "defender_deadwood_cards",
+    "defender_deadwood",
+]
+OPS = ["hand", "apply", "legal", "state", "result", "deadwood", "meld", "showdown"]
 NOTES = [
     "RLCard deals 11 cards to the first player and has no first upcard: the adapter plays the "
     "offer and deals RLCard the eleventh card (the upcard, or the stock's top after two passes).",
@@ -741,7 +814,7 @@ NOTES = [
 
 class Adapter:
     def __init__(self) -> None:
-        self.hand: Optional[HandSession] = None
+        self.hand: HandSession | None = None
 
     def handle(self, req: Any) -> dict[str, Any]:
         if not isinstance(req, dict) or not isinstance(req.get("op"), str):
@@ -751,10 +824,15 @@ class Adapter:
             return self.hello()
         if IMPORT_ERROR is not None:
             raise bad("rlcard cannot be imported: " + IMPORT_ERROR)
-        handler: Optional[Callable[[dict[str, Any]], dict[str, Any]]] = {
-            "hand": self.op_hand, "apply": self.op_apply, "legal": self.op_legal,
-            "state": self.op_state, "result": self.op_result,
-            "deadwood": op_deadwood, "meld": op_meld, "showdown": op_showdown,
+        handler: Callable[[dict[str, Any]], dict[str, Any]] | None = {
+            "hand": self.op_hand,
+            "apply": self.op_apply,
+            "legal": self.op_legal,
+            "state": self.op_state,
+            "result": self.op_result,
+            "deadwood": op_deadwood,
+            "meld": op_meld,
+            "showdown": op_showdown,
         }.get(op)
         if handler is None:
             if op in ("game", "next_hand", "seating", "next_seat", "game_result"):
@@ -820,8 +898,9 @@ def main() -> int:
         try:
             req = json.loads(line)
         except ValueError as exc:
-            respond(sys.stdout, {"ok": False, "error": "bad_request",
-                                 "message": f"not JSON: {exc}"})
+            respond(
+                sys.stdout, {"ok": False, "error": "bad_request", "message": f"not JSON: {exc}"}
+            )
             continue
         if isinstance(req, dict) and req.get("op") == "quit":
             respond(sys.stdout, {"ok": True})
@@ -836,8 +915,14 @@ def main() -> int:
             respond(sys.stdout, reply)
         except Exception as exc:  # never crash on a request
             traceback.print_exc(file=sys.stderr)
-            respond(sys.stdout, {"ok": False, "error": "bad_request",
-                                 "message": f"adapter error: {type(exc).__name__}: {exc}"})
+            respond(
+                sys.stdout,
+                {
+                    "ok": False,
+                    "error": "bad_request",
+                    "message": f"adapter error: {type(exc).__name__}: {exc}",
+                },
+            )
     return 0
 
 
