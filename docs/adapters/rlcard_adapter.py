@@ -637,9 +637,7 @@ def payoff_winner(game: GinRummyGame) -> int | None:
     return positive[0] if len(positive) == 1 else None
 
 
-def show_down_from_moves(
-    rnd: GinRummyRound, knocker: int, discard: str | None
-) -> dict[str, Any]:
+def show_down_from_moves(rnd: GinRummyRound, knocker: int, discard: str | None) -> dict[str, Any]:
     """RLCard's show-down: the score moves' best meld cluster and deadwood of each player."""
     by_player: dict[int, Any] = {}
     for move in rnd.move_sheet:
