@@ -586,8 +586,10 @@ def _tail(
     r: Sequence[float], played: list[int], d: list[float], weights: list[list[tuple[int, float]]]
 ) -> list[float]:
     """The terms ``m >= 3`` of the series (:func:`_variances`), by version, from a coarse copy of
-    the graph: the versions that played, in rating order, in :data:`GROUPS` groups of consecutive
-    ones (one version a group when there are no more of them than that).
+    the graph: the versions that played, in rating order, cut into groups of consecutive ones
+    (:data:`GROUPS`, or ``2 sqrt(n)`` when more, at most; one version a group when there are no
+    more of them than that), half by rank and half by rating, so that the sparse tails of the
+    pool get groups of their own.
 
     In the eigenvectors ``u`` of ``N = D^-1/2 W D^-1/2`` those terms are ``sum (c^T D^-1/2 u)^2
     l^3 / (1 - l)`` over the non-constant modes; the slowly-decaying ones (``l`` near 1: the
@@ -601,14 +603,22 @@ def _tail(
     out = [0.0] * len(r)
     if n < 3:
         return out
-    count = min(n, max(GROUPS, round(2 * math.sqrt(n))))
+    wanted = min(n, max(GROUPS, round(2 * math.sqrt(n))))
     order = sorted(played, key=lambda k: (r[k], k))
+    # Cut half by rank, half by rating: the sparse tails of the pool (a chain of a few strong or
+    # weak versions far apart) get groups of their own.
+    low, span = r[order[0]], (r[order[-1]] - r[order[0]]) or 1.0
+    label = [
+        pos if wanted == n else min(wanted - 1, int(wanted * (pos / n + (r[k] - low) / span) / 2))
+        for pos, k in enumerate(order)
+    ]
+    renumber = {g: new for new, g in enumerate(dict.fromkeys(label))}
+    count = len(renumber)
     group = {}
     size = [0] * count
-    for pos, k in enumerate(order):
-        g = pos * count // n
-        group[k] = g
-        size[g] += 1
+    for k, g in zip(order, label, strict=True):
+        group[k] = renumber[g]
+        size[renumber[g]] += 1
     dc = [0.0] * count
     wc = [[0.0] * count for _ in range(count)]
     for i in played:
