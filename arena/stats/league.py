@@ -28,16 +28,15 @@ to thousands of versions (see :meth:`League.standings`):
   the Fisher information (a weighted graph Laplacian ``L = D - W``, ``w_ij = g_ij p_ij (1 -
   p_ij)``, plus the prior) in the direction of that contrast ``c = e_k - 1/n``. Writing the
   inverse as the random-walk series ``sum_m D^-1 (W D^-1)^m`` (valid for contrasts, which are
-  orthogonal to the constant), :func:`_variances` keeps its first three terms (``m = 0, 1, 2``):
-  the bot's own information, the correction from its opponents' uncertainty, and from theirs.
-  Each term is a sum over the pairs that met, so the whole pass costs a few sweeps of the graph.
-  The terms left out decay with the graph's spectral gap: on well-mixed graphs (round-robins,
-  random pairings, the adaptive scheduler's wide draws) the half-widths agree with the exact
-  inverse of :func:`arena.stats.ratings.fit` within a few per cent
-  (``tests/arena/stats/test_league.py`` holds them to 3% on leagues of 10 to 50 bots;
-  ``benchmarks/league_sim.py`` compares them with an exact inverse at 1,000); on a chain of bots
-  that only ever met their nearest neighbours they would be too narrow, which is why the scheduler
-  draws opponents over a range of strengths rather than only the nearest.
+  orthogonal to the constant), :func:`_variances` sums its first three terms (``m = 0, 1, 2``:
+  the bot's own information, its opponents' uncertainty, theirs) over the pairs that met, and
+  :func:`_tail` the rest on a coarse copy of the graph (groups of versions consecutive in
+  rating), which carries the slowly-decaying smooth differences between distant parts of the
+  pool. Exact (up to rounding) with at most :data:`GROUPS` versions that played;
+  ``tests/arena/stats/test_league.py`` holds the half-widths to 3% of
+  :func:`arena.stats.ratings.fit`'s on leagues of 10 to 50 bots, and
+  ``benchmarks/league_sim.py`` compares them with an exact inverse at 100 and 1,000 (within 2%,
+  5% without the virtual draws: docs/LEAGUE.md).
 
 **The scheduler** (:class:`Adaptive`) is described in docs/LEAGUE.md, "How games are scheduled";
 :class:`RandomPairing` and :class:`RoundRobin` are the baselines behind the same interface.
