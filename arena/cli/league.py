@@ -173,7 +173,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     table = actions.add_parser(
         "standings",
-        help="the league's standings: Elo, 95% interval, games",
+        help="the league's standings: Elo, 95%% interval, games",
         description="Print the standings: each active bot's current version (every version "
         "with --all) with its Elo relative to the mean, 95% interval, games, wins, losses, "
         "draws and whether it is settled.",
