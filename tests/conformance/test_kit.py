@@ -270,7 +270,9 @@ def test_the_protocol_traffic_of_every_case_follows_the_adapter_schema() -> None
 
 
 def test_a_failure_blames_the_rule_of_its_check_and_the_case_s_other_ids_are_not_reached() -> None:
-    done = conformance("--engine", faulty("lenient"), "--json")
+    done = conformance(
+        "--engine", faulty("lenient"), "--name", "taken-card-may-not-be-discarded", "--json"
+    )
     report = json.loads(done.stdout)
     cases = {c["id"]: c for c in report["cases"]}
     taken = cases["taken-card-may-not-be-discarded"]  # covers R8 R9 R6 R12; its R8 step fails
@@ -369,7 +371,10 @@ def test_capabilities_the_kit_cannot_read_stop_the_run_with_the_reason(
 def test_an_unsupported_option_skips_the_cases_that_change_it() -> None:
     declared = {"options": ["knock_limit"]}
     report = json.loads(
-        conformance("--engine", faulty("declares", json.dumps(declared)), "--json").stdout
+        conformance(
+            *("--engine", faulty("declares", json.dumps(declared)), "--json"),
+            *("--name", "undercut-bonus-option", "--name", "knock-limit-option"),
+        ).stdout
     )
     cases = {c["id"]: c for c in report["cases"]}
     assert cases["undercut-bonus-option"]["status"] == "skip"
@@ -433,7 +438,7 @@ def test_an_engine_whose_knocker_cannot_declare_skips_those_cases_in_one_line() 
 
 
 def test_three_failures_a_rule_are_shown_and_the_rest_counted() -> None:
-    lines = conformance("--engine", faulty("wrong-legal")).stdout.splitlines()
+    lines = conformance("--engine", faulty("wrong-legal"), "--tag", "hand").stdout.splitlines()
     failing = [line for line in lines if line.startswith("FAIL ")]
     by_rule: dict[str, list[str]] = {}
     for line in failing:
@@ -445,6 +450,6 @@ def test_three_failures_a_rule_are_shown_and_the_rest_counted() -> None:
             assert rows[3].endswith("more cases (--verbose)") or rows[3].endswith(
                 "more case (--verbose)"
             )
-    verbose = conformance("--engine", faulty("wrong-legal"), "--verbose").stdout
+    verbose = conformance("--engine", faulty("wrong-legal"), "--tag", "hand", "--verbose").stdout
     assert verbose.count("\nFAIL ") > len(failing)
     assert "(--verbose)" not in verbose

@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 from support import LEAGUE, LONG, ROOT, gin_arena, start_gin_arena
 
+from arena.seats.botspec import resolve
 from arena.tournament import league as leagues
+from arena.tournament.runner import Venue
 from arena.tournament.store import Store
 
 MYBOT = ROOT / "docs" / "examples" / "mybot.py"
@@ -26,14 +28,33 @@ def league(tmp_path: Path, *args: str, timeout: float = LONG) -> subprocess.Comp
     return gin_arena("league", *args, cwd=tmp_path, timeout=timeout)
 
 
-def created(tmp_path: Path, *bots: tuple[str, str], seed: str = "5", target: str = "150") -> Path:
+def created(
+    tmp_path: Path, *bots: tuple[str, str], seed: str = "5", target: str = "150", batch: str = "2"
+) -> Path:
+    """A league of ``bots``; batches of 2 pairings (4 games) keep the quick tests quick."""
     db = tmp_path / "club.sqlite"
-    done = league(tmp_path, "create", "--db", str(db), "--seed", seed, "--target", target)
+    done = league(
+        tmp_path, "create", "--db", str(db), "--seed", seed, "--target", target, "--batch", batch
+    )
     assert done.returncode == 0, done.stderr
     for name, command in bots:
         done = league(tmp_path, "add", "--db", str(db), name, command, "--sandbox", "none")
         assert done.returncode == 0, done.stderr
         assert f"added {name}@1" in done.stdout
+    return db
+
+
+def made(tmp_path: Path, *bots: tuple[str, str], seed: int = 5, batch: int = 2) -> Path:
+    """The same league as :func:`created`, made in this process (quicker, for the tests of what
+    happens after): the command's create and add are tested above."""
+    db = tmp_path / "club.sqlite"
+    store = leagues.create(db, leagues.Settings(seed=seed, target=150.0, batch=batch))
+    try:
+        for name, command in bots:
+            spec = resolve(command, name=name)
+            assert leagues.add(store, spec, Venue("none")) == f"{name}@1"
+    finally:
+        store.close()
     return db
 
 
@@ -46,9 +67,9 @@ def standings(tmp_path: Path, db: Path, *more: str) -> list[dict[str, object]]:
 
 def test_bots_join_update_and_retire_while_the_league_keeps_its_history(tmp_path: Path) -> None:
     db = created(tmp_path, ("random", "random"), ("greedy", "greedy"))
-    done = league(tmp_path, "run", "--db", str(db), "--pairings", "4", "--sandbox", "none")
+    done = league(tmp_path, "run", "--db", str(db), "--pairings", "3", "--sandbox", "none")
     assert done.returncode == 0, done.stderr
-    assert "16 games played" in done.stdout, "whole batches: 8 pairings of 2 games"
+    assert "8 games played" in done.stdout, "whole batches: 2 batches of 2 pairings"
     # a duplicate name is refused with what to do instead
     done = league(tmp_path, "add", "--db", str(db), "greedy", "strong")
     assert done.returncode == 2 and "league update greedy" in done.stderr
@@ -64,7 +85,7 @@ def test_bots_join_update_and_retire_while_the_league_keeps_its_history(tmp_path
     # a new bot enters while the league has history
     done = league(tmp_path, "add", "--db", str(db), "mine", f"{sys.executable} {MYBOT}")
     assert done.returncode == 0, done.stderr
-    done = league(tmp_path, "run", "--db", str(db), "--pairings", "8", "--sandbox", "none")
+    done = league(tmp_path, "run", "--db", str(db), "--pairings", "4", "--sandbox", "none")
     assert done.returncode == 0, done.stderr
     current = {row["version"]: row for row in standings(tmp_path, db)}
     assert set(current) == {"greedy@2", "mine@1"}
@@ -99,7 +120,7 @@ def test_bots_join_update_and_retire_while_the_league_keeps_its_history(tmp_path
 def test_a_program_changed_without_an_update_is_refused(tmp_path: Path) -> None:
     bot = tmp_path / "bot.py"
     shutil.copy(MYBOT, bot)
-    db = created(tmp_path, ("greedy", "greedy"), ("mine", f"{sys.executable} bot.py"))
+    db = made(tmp_path, ("greedy", "greedy"), ("mine", f"{sys.executable} {bot}"))
     bot.write_text(bot.read_text() + "\n# a new version\n")
     done = league(tmp_path, "run", "--db", str(db), "--pairings", "2", "--sandbox", "none")
     assert done.returncode == 2
@@ -116,17 +137,18 @@ def test_the_same_seed_and_events_give_the_same_games(tmp_path: Path) -> None:
     for run in ("a", "b"):
         where = tmp_path / run
         where.mkdir()
-        db = created(where, ("random", "random"), ("greedy", "greedy"), ("strong", "strong"))
-        done = league(where, "run", "--db", str(db), "--pairings", "6", "--sandbox", "none")
-        assert done.returncode == 0, done.stderr
-        store = Store.open(db, readonly=True)
+        db = made(where, ("random", "random"), ("greedy", "greedy"), ("strong", "strong"))
+        store = Store.open(db, lock=True)
         try:
+            progress = leagues.run(store, 1, Venue("none"), pairings=4)
+            assert progress.games == 8 and progress.pairings == 4
             schedule = [d for _, kind, d in store.log() if kind == "schedule"]
             games = [(g.id, g.seats, g.winner, g.seed) for g in store.games(records=False)]
         finally:
             store.close()
         logs.append((schedule, sorted(games)))
     assert logs[0] == logs[1]
+    assert len(logs[0][0]) == 2, "two batches of two pairings"
 
 
 def test_a_league_database_is_not_a_tournament_s_and_bad_input_says_so(tmp_path: Path) -> None:
@@ -165,7 +187,7 @@ def test_a_league_database_is_not_a_tournament_s_and_bad_input_says_so(tmp_path:
 
 
 def test_a_run_killed_mid_batch_resumes_with_nothing_lost_or_played_twice(tmp_path: Path) -> None:
-    db = created(tmp_path, ("random", "random"), ("greedy", "greedy"), ("strong", "strong"))
+    db = made(tmp_path, ("random", "random"), ("greedy", "greedy"), ("strong", "strong"))
     runner = start_gin_arena(
         "league",
         "run",
@@ -184,13 +206,13 @@ def test_a_run_killed_mid_batch_resumes_with_nothing_lost_or_played_twice(tmp_pa
         while time.monotonic() < deadline and runner.poll() is None:
             with sqlite3.connect(db) as connection:
                 (games,) = connection.execute("SELECT COUNT(*) FROM games").fetchone()
-            if games >= 5 and games % 2 == 1:  # mid-pairing, mid-batch
+            if games >= 3 and games % 2 == 1:  # mid-pairing, mid-batch
                 break
             time.sleep(0.05)
         runner.send_signal(signal.SIGKILL)
     finally:
         runner.wait(timeout=LONG)
-    done = league(tmp_path, "run", "--db", str(db), "--pairings", "4", "--sandbox", "none")
+    done = league(tmp_path, "run", "--db", str(db), "--pairings", "2", "--sandbox", "none")
     assert done.returncode == 0, done.stderr
     store = Store.open(db, readonly=True)
     try:
@@ -211,7 +233,7 @@ def test_the_league_agrees_with_a_full_round_robin(tmp_path: Path) -> None:
         ("twin", f"{sys.executable} -m bots.greedy"),
         ("strong", "strong"),
     )
-    db = created(tmp_path, *bots)
+    db = created(tmp_path, *bots, batch="8")
     done = league(tmp_path, "run", "--db", str(db), "--sandbox", "none", timeout=LEAGUE)
     assert done.returncode == 0, done.stderr
     assert "every active bot is settled" in done.stdout
