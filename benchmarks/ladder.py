@@ -43,6 +43,7 @@ from typing import Any
 from arena.play.match import Match, game_seeds
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec, resolve
+from arena.seats.sandbox import SANDBOX_MODES, SandboxError, resolve_sandbox, sandbox_warning
 from bots import BUILTIN
 from engine.rules import Rules
 
@@ -87,8 +88,14 @@ class BlockResult:
     slowest_move: tuple[float, float] = (0.0, 0.0)
 
 
-def play_block(pair: str, index: int, games: int, seed: int, move_time: float) -> BlockResult:
-    """Play one block of mirrored games between the bots of ``pair`` (``"first:second"``)."""
+def play_block(
+    pair: str, index: int, games: int, seed: int, move_time: float, *, sandbox: str | None = None
+) -> BlockResult:
+    """Play one block of mirrored games between the bots of ``pair`` (``"first:second"``).
+
+    With ``sandbox`` (a ``--sandbox`` mode: ``bwrap``, ``auto`` or ``none``) every bot, the
+    built-ins too, runs as its own process, walled in as ``gin-arena match`` walls a bot in;
+    without it the built-ins play in this process (the peers' bots are processes either way)."""
     first, second = pair.split(":")
     match = Match(
         bots=(bot_spec(first), bot_spec(second)),
@@ -97,7 +104,8 @@ def play_block(pair: str, index: int, games: int, seed: int, move_time: float) -
         games=games,
         seed=seed,
         mirror=True,
-        in_process=True,
+        in_process=sandbox is None,
+        sandbox=None if sandbox is None else resolve_sandbox(sandbox),
     )
     record = io.StringIO()
     result = match.play(record=record)
@@ -110,7 +118,9 @@ def play_block(pair: str, index: int, games: int, seed: int, move_time: float) -
         if failed is not None and game.outcome.failure is not None:
             key = f"{names[failed]}: {game.outcome.failure.reason}"
             block.failures[key] = block.failures.get(key, 0) + 1
-    block.moves, block.move_seconds, block.slowest_move = _move_times(record.getvalue(), names)
+    block.moves, block.move_seconds, block.slowest_move = _move_times(
+        record.getvalue(), (names[0], names[1])
+    )
     return block
 
 
@@ -142,8 +152,12 @@ def _move_times(
     return (moves[0], moves[1]), (total[0], total[1]), (slowest[0], slowest[1])
 
 
-def _play(task: tuple[str, int, int, int, float]) -> BlockResult:
-    return play_block(*task)
+Task = tuple[str, int, int, int, float, "str | None"]
+
+
+def _play(task: Task) -> BlockResult:
+    pair, index, games, seed, move_time, sandbox = task
+    return play_block(pair, index, games, seed, move_time, sandbox=sandbox)
 
 
 @dataclass
@@ -280,19 +294,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: every core)"
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default=None,
+        help="run every bot, the built-ins too, as its own process in this sandbox (bwrap: "
+        "bubblewrap or stop; auto: bubblewrap where it works; none: plain processes); by "
+        "default the built-ins play in the ladder's own processes",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
+    if args.sandbox is not None:
+        try:
+            if resolve_sandbox(args.sandbox) is None and args.sandbox == "auto":
+                print(sandbox_warning(), file=sys.stderr)
+        except SandboxError as error:
+            parser.error(str(error))
     if args.games is not None and (args.games < 2 or args.games % 2):
         parser.error("--games must be an even number of at least 2 (games are mirrored)")
 
     if args.peers:
         args.pairs = list(PEER_PAIRS)
-    tasks: list[tuple[str, int, int, int, float]] = []
+    tasks: list[Task] = []
     for pair in args.pairs:
         games = args.games or DEFAULT_GAMES.get(pair, PEER_GAMES if args.peers else OTHER_GAMES)
         seeds = game_seeds(args.seed)
         for index, start in enumerate(range(0, games, BLOCK)):
-            tasks.append((pair, index, min(BLOCK, games - start), next(seeds), args.move_time))
+            tasks.append(
+                (pair, index, min(BLOCK, games - start), next(seeds), args.move_time, args.sandbox)
+            )
     started = time.perf_counter()
     blocks: dict[str, list[BlockResult]] = {pair: [] for pair in args.pairs}
     progress = sys.stderr.isatty()  # drawn on a terminal only, and erased at the end
@@ -308,8 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "python benchmarks/ladder.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(table(summaries))
     print()
+    where = "bots in process" if args.sandbox is None else f"each bot a process, {args.sandbox}"
     print(
-        f"Mirrored games, hoyle rules, {args.move_time:g} s a move, seed {args.seed}, "
+        f"Mirrored games, hoyle rules, {args.move_time:g} s a move, seed {args.seed}, {where}, "
         f"{args.jobs} processes, {wall:.0f} s wall time. Command: `{command.strip()}`"
     )
     if args.json:
@@ -317,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "command": command.strip(),
             "seed": args.seed,
             "move_time": args.move_time,
+            "sandbox": args.sandbox,
             "rules": "hoyle",
             "mirror": True,
             "wall_seconds": round(wall, 1),
