@@ -69,8 +69,8 @@ PRIOR_PRECISION = (PRIOR_SD / ELO_PER_NAT) ** -2
 
 
 class Exact:
-    """The judge: the Bradley-Terry fit of ``arena.stats.ratings`` (virtual draw per pair that
-    met, the Gaussian prior, ratings and intervals relative to the mean of the bots that played),
+    """The judge: the Bradley-Terry fit of ``arena.stats.ratings`` (its virtual draws, the
+    Gaussian prior, ratings and intervals relative to the mean of the bots that played),
     dense, with numpy, warm-started."""
 
     def __init__(self, n: int, prior_draws: float = PRIOR_DRAWS) -> None:
@@ -97,8 +97,12 @@ class Exact:
     def fit(self) -> tuple[np.ndarray, np.ndarray]:
         """Ratings and 95% half-widths, in Elo."""
         met = self.games > 0
-        g = self.games + self.prior_draws * met
-        s = self.score + self.prior_draws / 2 * met
+        # Virtual draws as arena.stats.ratings.virtual_draws: a bot's one draw shared among
+        # the bots it met, a pair credited prior_draws / max(met by either side).
+        degree = np.maximum(met.sum(1), 1)
+        virtual = self.prior_draws * met / np.maximum(degree[:, None], degree[None, :])
+        g = self.games + virtual
+        s = self.score + virtual / 2
         n = len(self.r)
         r = self.r
         for _ in range(100):
@@ -526,7 +530,8 @@ def main(argv: list[str] | None = None) -> int:
         "--prior-draws",
         type=float,
         default=PRIOR_DRAWS,
-        help="virtual draws a pair that met (league and judge; default ratings.py's)",
+        help="virtual draws a bot carries in all, shared among the bots it met (league and "
+        "judge; default ratings.py's)",
     )
     parser.add_argument("--cap", type=float, default=20_000, help="games per bot at most")
     parser.add_argument("--step", type=float, default=0.05, help="checkpoints' spacing")

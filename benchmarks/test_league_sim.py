@@ -45,3 +45,32 @@ def test_plots_are_written_or_explained(tmp_path: Path) -> None:
     assert league_sim.main([*argv, "--step", "0.5", "--plot", str(tmp_path / "plots")]) == 0
     pytest.importorskip("matplotlib")
     assert (tmp_path / "plots" / "league-4.png").stat().st_size > 0
+
+
+def test_the_judge_is_the_fit_of_ratings_py() -> None:
+    """The simulator judges every scheduler by its dense fit: it must be ``ratings.fit``'s (the
+    virtual draws shared among the bots each met, the prior, intervals against the mean), or
+    the figures in docs/LEAGUE.md would be about another model."""
+    import random
+
+    import numpy as np
+
+    from arena.stats import ratings
+
+    rng = random.Random(5)
+    n = 9
+    judge = league_sim.Exact(n)
+    results: list[ratings.Result] = []
+    # A sparse, uneven schedule: some bots meet many, some few (the degrees differ).
+    for _ in range(60):
+        i = rng.randrange(n)
+        j = rng.choice([k for k in range(n) if k != i and (k < 4 or i < 4)])
+        wins = rng.choice([0, 1, 1, 2])
+        judge.add(np.array([i]), np.array([j]), np.array([float(wins)]))
+        results += [ratings.Result(f"b{i}", f"b{j}", 1.0)] * wins
+        results += [ratings.Result(f"b{j}", f"b{i}", 1.0)] * (2 - wins)
+    elo, half = judge.fit()
+    exact = {r.name: r for r in ratings.fit([f"b{k}" for k in range(n)], results).ratings}
+    for k in range(n):
+        assert elo[k] == pytest.approx(exact[f"b{k}"].elo, abs=1e-4)
+        assert half[k] == pytest.approx((exact[f"b{k}"].high - exact[f"b{k}"].low) / 2, rel=1e-3)

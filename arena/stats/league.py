@@ -14,11 +14,12 @@ wins of 2, draws possible). A version is named by an id unique in the league (a 
 version keeps its games, its rating and its place in the fit, so its results still inform the
 ratings of the versions it played.
 
-**The model** is :mod:`arena.stats.ratings`' Bradley-Terry Elo with the same conventions: one
-virtual drawn game per pair of versions that met (:data:`~arena.stats.ratings.PRIOR_DRAWS`), a
-Gaussian prior of :data:`~arena.stats.ratings.PRIOR_SD` Elo on every rating, ratings relative to
-the mean of the versions that played. The fit differs in how it is computed, so that it scales
-to thousands of versions (see :meth:`League.standings`):
+**The model** is :mod:`arena.stats.ratings`' Bradley-Terry Elo with the same conventions: virtual
+drawn games between versions that met, one per version in all at most, shared among the versions it
+met (:func:`~arena.stats.ratings.virtual_draws`), a Gaussian prior of
+:data:`~arena.stats.ratings.PRIOR_SD` Elo on every rating, ratings relative to the mean of the
+versions that played. The fit differs in how it is computed, so that it scales to thousands of
+versions (see :meth:`League.standings`):
 
 - *Ratings*: the same maximum, found by Gauss-Seidel Newton sweeps over the sparse graph of pairs
   that met (each rating in turn takes the Newton step of its own likelihood, the others held),
@@ -174,7 +175,7 @@ class League:
     ``seed`` seeds every random choice of the scheduler; ``target`` is the stopping rule's
     half-width in Elo; ``share`` the guaranteed fraction of a fair share of pairings;
     ``scheduler`` chooses the pairings (default :class:`Adaptive`); ``prior_draws`` is the
-    virtual drawn games credited to each pair that met, as in :func:`arena.stats.ratings.fit`.
+    virtual drawn games each version carries in all, at most, as in :func:`arena.stats.ratings.fit`.
     """
 
     def __init__(
@@ -202,7 +203,8 @@ class League:
         self._bots: list[str] = []
         self._active: list[bool] = []
         self._adj: list[dict[int, list[float]]] = []
-        """``_adj[i][j] == [games, score of i]``, the virtual draw included."""
+        """``_adj[i][j] == [games, score of i]`` of the games played (the virtual draws are added
+        where the fit reads them: they depend on how many versions each side met)."""
         self._wins: list[int] = []
         self._losses: list[int] = []
         self._draws: list[int] = []
@@ -296,9 +298,8 @@ class League:
         s = result.wins_a + result.draws / 2
         entry = self._adj[i].get(j)
         if entry is None:
-            prior = self.prior_draws
-            entry = self._adj[i][j] = [prior, prior / 2]
-            self._adj[j][i] = [prior, prior / 2]
+            entry = self._adj[i][j] = [0.0, 0.0]
+            self._adj[j][i] = [0.0, 0.0]
         entry[0] += g
         entry[1] += s
         back = self._adj[j][i]
@@ -441,8 +442,8 @@ class League:
         if only_if_stale and self._fitted_at >= 0 and new < self._refit_every():
             return
         self._converged = sweeps >= _FULL_SWEEPS
-        _sweep(self._r, self._adj, sweeps, tolerance)
-        self._v = _variances(self._r, self._adj)
+        _sweep(self._r, self._adj, self.prior_draws, sweeps, tolerance)
+        self._v = _variances(self._r, self._adj, self.prior_draws)
         self._fitted_at = self._results
         self._unfitted = {}
         for p in self._pending.values():
@@ -463,8 +464,26 @@ _SWEEPS = 3
 _SCHEDULER_TOLERANCE = 1e-4
 
 
+def _with_virtual(
+    adj: list[dict[int, list[float]]], i: int, prior_draws: float
+) -> list[tuple[int, float, float]]:
+    """Version ``i``'s pairs as the fit reads them: ``(j, games, score of i)`` with the virtual
+    draws added (:func:`arena.stats.ratings.virtual_draws`)."""
+    mine = adj[i]
+    met = len(mine)
+    out = []
+    for j, (g, s) in mine.items():
+        v = prior_draws / max(1, met, len(adj[j]))
+        out.append((j, g + v, s + v / 2))
+    return out
+
+
 def _sweep(
-    r: list[float], adj: list[dict[int, list[float]]], sweeps: int, tolerance: float
+    r: list[float],
+    adj: list[dict[int, list[float]]],
+    prior_draws: float,
+    sweeps: int,
+    tolerance: float,
 ) -> None:
     """Move ``r`` (natural units, in place) towards the maximum of the posterior: Gauss-Seidel
     Newton sweeps over the versions that played, until the largest step is below ``tolerance``
@@ -473,6 +492,7 @@ def _sweep(
     prior = PRIOR_PRECISION
     order = [k for k in range(len(r)) if adj[k]]
     parts = _components(order, adj)
+    pairs = {i: _with_virtual(adj, i, prior_draws) for i in order}
     for _ in range(sweeps):
         # A common shift of a connected group changes none of its games' odds: only the prior
         # pins it, far too weakly for sweeps to find it, so it is set exactly (the prior's
@@ -486,7 +506,7 @@ def _sweep(
             ri = r[i]
             grad = -prior * ri
             curvature = prior
-            for j, (g, s) in adj[i].items():
+            for j, g, s in pairs[i]:
                 p = 1.0 / (1.0 + exp(r[j] - ri))
                 grad += s - g * p
                 curvature += g * p * (1.0 - p)
@@ -518,7 +538,9 @@ def _components(order: list[int], adj: list[dict[int, list[float]]]) -> list[lis
     return parts
 
 
-def _variances(r: Sequence[float], adj: list[dict[int, list[float]]]) -> list[float]:
+def _variances(
+    r: Sequence[float], adj: list[dict[int, list[float]]], prior_draws: float
+) -> list[float]:
     """The variance of each ``r_k - mean(r over the versions that played)`` (natural units), by the
     first three terms of the random-walk series (module docstring) and the rest from a coarse
     copy of the graph (:func:`_tail`); a version that has not played gets the prior's variance
@@ -544,7 +566,7 @@ def _variances(r: Sequence[float], adj: list[dict[int, list[float]]]) -> list[fl
         ri = r[i]
         row = weights[i]
         total = PRIOR_PRECISION
-        for j, (g, _s) in adj[i].items():
+        for j, g, _s in _with_virtual(adj, i, prior_draws):
             p = 1.0 / (1.0 + exp(r[j] - ri))
             w = g * p * (1.0 - p)
             row.append((j, w))

@@ -20,6 +20,7 @@ from arena.stats.ratings import (
     Result,
     expected_score,
     fit,
+    virtual_draws,
 )
 
 
@@ -39,9 +40,10 @@ def elo_of_score(score: float) -> float:
     return 400 * math.log10(score / (1 - score))
 
 
-def with_virtual_draw(wins: float, games: int) -> float:
-    """The score the fit sees: one virtual draw per pair of bots that met."""
-    return (wins + PRIOR_DRAWS / 2) / (games + PRIOR_DRAWS)
+def with_virtual_draw(wins: float, games: int, share: float = 1.0) -> float:
+    """The score the fit sees: ``share`` of a virtual draw added (a whole one between two bots
+    that met only each other; a bot's one draw is shared among the opponents it met)."""
+    return (wins + share * PRIOR_DRAWS / 2) / (games + share * PRIOR_DRAWS)
 
 
 def two_bot_exact(wins: float, games: int) -> float:
@@ -257,7 +259,8 @@ def test_a_transitive_chain_without_games_between_the_ends() -> None:
     assert [r.name for r in result.ratings] == ["A", "B", "C"]
     ratings = by_name(result)
     assert result.crosstable["A"]["C"] == [0, 0]
-    step = elo_of_score(with_virtual_draw(30, 40))
+    # B met two bots: each pair is credited half a draw.
+    step = elo_of_score(with_virtual_draw(30, 40, share=0.5))
     # A tree of games: each edge is fitted on its own games alone.
     assert ratings["A"].elo - ratings["B"].elo == pytest.approx(step, abs=0.5)
     assert ratings["B"].elo - ratings["C"].elo == pytest.approx(step, abs=0.5)
@@ -325,3 +328,45 @@ def test_expected_score_is_the_elo_formula() -> None:
     assert expected_score(400) == pytest.approx(10 / 11)
     assert expected_score(-400) == pytest.approx(1 / 11)
     assert elo_of_score(expected_score(123.4)) == pytest.approx(123.4)
+
+
+def test_a_bot_carries_one_virtual_draw_in_all_however_many_opponents_it_met() -> None:
+    # A gauntlet: A met four bots, each of them only A. Each pair is credited 1/4 of a draw
+    # (PRIOR_DRAWS / max(4, 1)), so A's virtual games add up to one; a full draw per pair would
+    # add four and pull A's 40-0 record towards even twice as hard.
+    others = ["B", "C", "D", "E"]
+    results = [r for o in others for r in games("A", o, 10, 0)]
+    star = by_name(fit(["A", *others], results))
+    single = by_name(fit(["A", "B"], games("A", "B", 10, 0)))
+    # Each pair's difference is that of a 10-0 record with a quarter of a draw, not a whole one
+    # (the pairs hang on A alone, so each difference is fitted on its own pair's games).
+    quarter = elo_of_score((10 + PRIOR_DRAWS / 8) / (10 + PRIOR_DRAWS / 4))
+    whole = elo_of_score((10 + PRIOR_DRAWS / 2) / (10 + PRIOR_DRAWS))
+    assert star["A"].elo - star["B"].elo == pytest.approx(quarter, rel=0.02)
+    assert single["A"].elo - single["B"].elo == pytest.approx(whole, rel=0.02)
+    assert virtual_draws(PRIOR_DRAWS, 4, 1) == PRIOR_DRAWS / 4
+    assert virtual_draws(2.0, 1, 1) == 2.0
+    assert virtual_draws(1.0, 0, 0) == 1.0
+
+
+def test_a_round_robin_shares_each_bots_virtual_draw_among_its_opponents() -> None:
+    # Three bots, each met two: every pair is credited half a draw. At the fit's maximum each
+    # bot's gradient (its score less its expected score, virtual draws counted, less the
+    # Gaussian prior's pull) is zero with half a draw a pair, and not with a whole one.
+    records = {("A", "B"): (6, 0), ("B", "C"): (4, 2), ("A", "C"): (5, 1)}
+    results = [r for (a, b), (won, lost) in records.items() for r in games(a, b, won, lost)]
+    elo = {r.name: r.elo for r in fit(["A", "B", "C"], results).ratings}
+
+    def gradient(name: str, virtual: float) -> float:
+        total = -elo[name] / ELO_PER_NAT * (PRIOR_SD / ELO_PER_NAT) ** -2
+        for (a, b), (won, lost) in records.items():
+            if name in (a, b):
+                wins = won if name == a else lost
+                other = b if name == a else a
+                p = expected_score(elo[name] - elo[other])
+                total += wins + virtual / 2 - (won + lost + virtual) * p
+        return total
+
+    for name in "ABC":
+        assert gradient(name, PRIOR_DRAWS / 2) == pytest.approx(0, abs=1e-6)
+    assert abs(gradient("A", PRIOR_DRAWS)) > 0.05
