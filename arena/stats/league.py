@@ -49,9 +49,9 @@ import bisect
 import heapq
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from arena.errors import ArenaError
 from arena.stats.ratings import ELO_PER_NAT, PRIOR_DRAWS, PRIOR_SD, Z95
@@ -65,6 +65,9 @@ share of pairings (see :class:`Adaptive`)."""
 _FULL_SWEEPS = 10_000
 _FULL_TOLERANCE = 1e-9
 """A full fit: sweeps until no rating moves by more than this (natural units)."""
+SNAPSHOT_FORMAT = 1
+"""The version of :meth:`League.snapshot`'s data (a snapshot of another is refused, and the
+events replayed instead)."""
 PRIOR_PRECISION = (PRIOR_SD / ELO_PER_NAT) ** -2
 """The prior's precision on each rating, in natural units (as in :mod:`arena.stats.ratings`)."""
 
@@ -225,6 +228,112 @@ class League:
         """Games whose information the last fit does not hold (pairings issued since, pending
         then, or reported without a pairing since), by pair: an informed scheduler counts them
         ahead."""
+
+    # Snapshots
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the league holds, as JSON-ready data: :meth:`restore` rebuilds a league
+        that behaves exactly as this one from here on (the same pairings for the same events:
+        the fit's warm start and every order are kept, floats exactly).
+
+        So a caller that stores a league's history need not replay all of it each time it opens
+        it (:mod:`arena.tournament.league` stores one every few batches)."""
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "seed": self.seed,
+            "target": self.target,
+            "share": self.share,
+            "prior_draws": self.prior_draws,
+            "scheduler": self.scheduler.name,
+            "names": self._names,
+            "bots": self._bots,
+            "active": self._active,
+            "adj": [[[j, g, sc] for j, (g, sc) in row.items()] for row in self._adj],
+            "wins": self._wins,
+            "losses": self._losses,
+            "draws": self._draws,
+            "guess": self._guess,
+            "last": self._last,
+            "issued": self._issued,
+            "pending": [[p.index, p.a, p.b] for p in self._pending.values()],
+            "results": self._results,
+            "r": self._r,
+            "v": self._v,
+            "fitted_at": self._fitted_at,
+            "converged": self._converged,
+            "unfitted": [[i, j, g] for (i, j), g in self._unfitted.items()],
+        }
+
+    @classmethod
+    def restore(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        seed: int = 0,
+        target: float = TARGET_ELO,
+        share: float = MIN_SHARE,
+        scheduler: Scheduler | None = None,
+        prior_draws: float = PRIOR_DRAWS,
+    ) -> League:
+        """The league :meth:`snapshot` saved, for a league of these settings (the arguments of
+        :class:`League`); a :class:`LeagueError` for data of another format or other settings,
+        or data that does not hang together (then replay the events instead)."""
+        league = cls(
+            seed=seed, target=target, share=share, scheduler=scheduler, prior_draws=prior_draws
+        )
+        if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
+            found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
+            raise LeagueError(f"not a league snapshot of format {SNAPSHOT_FORMAT}: {found!r}")
+        for key, mine in (
+            ("seed", seed),
+            ("target", target),
+            ("share", share),
+            ("prior_draws", prior_draws),
+            ("scheduler", league.scheduler.name),
+        ):
+            if data.get(key) != mine:
+                raise LeagueError(
+                    f"the snapshot is of a league with {key} {data.get(key)!r}, not {mine!r}"
+                )
+        try:
+            league._load(data)
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise LeagueError(f"the snapshot does not hang together ({error!r})") from None
+        return league
+
+    def _load(self, data: Mapping[str, Any]) -> None:
+        names = [str(n) for n in data["names"]]
+        size = len(names)
+        self._names = names
+        self._index = {n: k for k, n in enumerate(names)}
+        if len(self._index) != size:
+            raise ValueError("duplicate versions")
+        self._bots = [str(b) for b in data["bots"]]
+        self._active = [bool(a) for a in data["active"]]
+        self._adj = [{int(j): [float(g), float(sc)] for j, g, sc in row} for row in data["adj"]]
+        self._wins = [int(x) for x in data["wins"]]
+        self._losses = [int(x) for x in data["losses"]]
+        self._draws = [int(x) for x in data["draws"]]
+        self._guess = [float(x) for x in data["guess"]]
+        self._last = [int(x) for x in data["last"]]
+        self._r = [float(x) for x in data["r"]]
+        self._v = [float(x) for x in data["v"]]
+        lengths = {len(self._bots), len(self._active), len(self._adj), len(self._wins)}
+        lengths |= {len(self._losses), len(self._draws), len(self._guess), len(self._last)}
+        if lengths | {len(self._r), len(self._v)} != {size}:
+            raise ValueError("columns of different lengths")
+        if any(not 0 <= j < size or j == i for i, row in enumerate(self._adj) for j in row):
+            raise ValueError("a pair with an unknown version")
+        self._issued = int(data["issued"])
+        self._pending = {}
+        for index, a, b in data["pending"]:
+            if a not in self._index or b not in self._index:
+                raise ValueError(f"a pending pairing of an unknown version: {a!r} v {b!r}")
+            self._pending[int(index)] = Pairing(int(index), str(a), str(b))
+        self._results = int(data["results"])
+        self._fitted_at = int(data["fitted_at"])
+        self._converged = bool(data["converged"])
+        self._unfitted = {(int(i), int(j)): float(g) for i, j, g in data["unfitted"]}
 
     # Events
 

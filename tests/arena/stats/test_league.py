@@ -281,3 +281,53 @@ def test_a_league_of_one_schedules_nothing() -> None:
     assert joined(1).next_pairings(5) == []
     assert joined(1, scheduler=RoundRobin()).next_pairings(5) == []
     assert joined(1, scheduler=RandomPairing()).next_pairings(5) == []
+
+
+# -- snapshots ----------------------------------------------------------------------------------
+
+
+def test_a_restored_snapshot_plays_on_exactly_as_the_league_it_was_taken_from() -> None:
+    import json
+
+    elo = strengths(14, 9)
+    elo["v14"] = elo["v3"] + 40.0
+    league = joined(14, seed=11, target=60.0)
+    play(league, elo, 6, 4, seed=1)
+    league.apply(Replace("v3", "v14"))
+    league.apply(Retire("v5"))
+    waiting = league.next_pairings(3)  # pending when the snapshot is taken
+    league.standings()  # a full fit, which moves the warm start the scheduler sweeps from
+    data = json.loads(json.dumps(league.snapshot()))
+    copy = League.restore(data, seed=11, target=60.0)
+    assert copy.pending == league.pending == tuple(waiting)
+    # The next batch while those are still out: the scheduler counts them ahead.
+    ahead = copy.next_pairings(4)
+    assert ahead == league.next_pairings(4)
+    waiting += ahead
+    rng = [random.Random(4), random.Random(4)]
+    for one in (league, copy):
+        for pairing in waiting:
+            one.apply(outcome(pairing, elo, rng[one is copy]))
+    assert play(copy, elo, 12, 4, seed=2) == play(league, elo, 12, 4, seed=2)
+    assert copy.standings(all_versions=True) == league.standings(all_versions=True)
+    assert copy.snapshot() == league.snapshot()
+
+
+def test_a_snapshot_of_another_league_or_damaged_is_refused() -> None:
+    league = joined(5, seed=3)
+    play(league, strengths(5, 1), 3, 2, seed=1)
+    data = league.snapshot()
+    with pytest.raises(LeagueError, match="seed 3, not 4"):
+        League.restore(data, seed=4)
+    with pytest.raises(LeagueError, match="format"):
+        League.restore({**data, "format": 99}, seed=3)
+    with pytest.raises(LeagueError, match="format"):
+        League.restore([1, 2], seed=3)  # type: ignore[arg-type]
+    with pytest.raises(LeagueError, match="does not hang together"):
+        League.restore({**data, "wins": data["wins"][:-1]}, seed=3)
+    with pytest.raises(LeagueError, match="does not hang together"):
+        League.restore({**data, "adj": [[[99, 2.0, 1.0]]] * 5}, seed=3)
+    with pytest.raises(LeagueError, match="does not hang together"):
+        League.restore({k: v for k, v in data.items() if k != "r"}, seed=3)
+    with pytest.raises(ArenaError):
+        League.restore({**data, "pending": [[0, "v0", "nobody"]]}, seed=3)
