@@ -17,6 +17,14 @@ are applied (pairing order), then the membership events logged since the last ``
 kill -9, a lost machine) and resumed with nothing lost or played twice: the games of the last
 batch that are missing are played first.
 
+**Snapshots.** Replaying costs what scheduling cost (a few ms a pairing at 1,000 bots), and every
+command opens the league, so the run also keeps a snapshot of the league (``snapshot`` table: the
+:meth:`~arena.stats.league.League.snapshot` after a ``schedule`` entry, with the pairings still
+out) every :data:`SNAPSHOT_EVERY` pairings, written in the same transaction as that entry. Opening
+starts from it and replays only what came after; the history stays the record, and a snapshot
+that does not fit it (another format, other settings, an entry that is not that batch, damaged)
+is passed over for the full replay.
+
 **A pairing** ``p`` between versions ``a`` and ``b`` is one deal, from a seed derived from the
 league's seed and ``p``, played twice with the seats swapped: games ``2p + 1`` (``a`` in seat 0)
 and ``2p + 2``. Its two games run as one task of two legs, each leg by bot processes of its own
@@ -43,6 +51,7 @@ from arena.stats.league import (
     TARGET_ELO,
     Join,
     League,
+    LeagueError,
     Pairing,
     PairResult,
     Replace,
@@ -61,6 +70,9 @@ KIND: Final = "league"
 BATCH: Final = 8
 """Pairings a batch by default: the scheduler decides this many at a time (fixed at creation, so
 that a league replays the same whatever the concurrency of each run)."""
+SNAPSHOT_EVERY: Final = 256
+"""Pairings between two snapshots of the league: :func:`load` replays the batches of at most
+this many pairings, and one batch more."""
 _VERSION = re.compile(r"^(?P<name>.+)@(?P<count>[1-9][0-9]*)$")
 _GOLDEN: Final = 0x9E3779B97F4A7C15
 
@@ -257,11 +269,13 @@ class State:
         return [v for v in dict.fromkeys(known) if self.is_active(v)]
 
 
-def load(store: Store) -> State:
-    """Replay a league's history (see the module's documentation)."""
+def load(store: Store, *, snapshot: bool = True) -> State:
+    """Replay a league's history (see the module's documentation), from its last snapshot on
+    when it has a usable one (``snapshot``)."""
     where = repr(str(store.path))
     settings = Settings.from_json(store.config(), where)
     league = League(seed=settings.seed, target=settings.target, share=settings.share)
+    saved = _restore(store, settings) if snapshot else None
     bots = store.bots()
     specs: dict[str, BotSpec] = {}
     digests: dict[str, str] = {}
@@ -273,12 +287,19 @@ def load(store: Store) -> State:
     for seq, kind, data in store.log():
         state.last_seq = seq
         try:
-            if kind != "schedule":
+            if saved is not None and seq == saved.seq:
+                if not saved.fits(kind, data):
+                    return load(store, snapshot=False)
+                state.league, state.unapplied = saved.league, saved.unapplied
+                state.batches, state.waiting = saved.batches, []
+            elif kind != "schedule":
                 _member(state, kind, data, bots)
+            elif saved is not None and seq < saved.seq:
+                pass  # a batch the snapshot holds
             else:
-                _apply(league, state.unapplied, results, done)
+                _apply(state.league, state.unapplied, results, done)
                 _admit(state)
-                issued = league.next_pairings(int(data["count"]))
+                issued = state.league.next_pairings(int(data["count"]))
                 stored = [Pairing(int(i), a, b) for i, a, b in data["pairings"]]
                 if issued != stored:
                     raise LeagueDatabaseError(
@@ -295,7 +316,55 @@ def load(store: Store) -> State:
                 f"entry {seq} ({kind}) of the history in {where} is damaged ({error!r}): the "
                 "file was changed by hand; create a new league with another --db"
             ) from None
+    if saved is not None and state.league is league:
+        return load(store, snapshot=False)  # the snapshot's entry is not in the history
     return state
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """A league as a snapshot kept it, just after history entry ``seq`` (a ``schedule``)."""
+
+    seq: int
+    league: League
+    unapplied: list[Pairing]
+    batches: int
+
+    def fits(self, kind: str, data: Mapping[str, Any]) -> bool:
+        """Whether the entry at ``seq`` is the batch the snapshot was taken after."""
+        if kind != "schedule":
+            return False
+        issued = [Pairing(int(i), a, b) for i, a, b in data.get("pairings", [])]
+        return (
+            bool(issued)
+            and issued[-1].index == self.league.issued - 1
+            and all(p in self.unapplied for p in issued)
+        )
+
+
+def _restore(store: Store, settings: Settings) -> _Saved | None:
+    """The league's last snapshot, or None when it has none or one that does not fit (another
+    format, other settings, damaged): then the whole history is replayed."""
+    kept = store.snapshot()
+    if kept is None:
+        return None
+    seq, data = kept
+    try:
+        league = League.restore(
+            data["league"], seed=settings.seed, target=settings.target, share=settings.share
+        )
+        unapplied = [Pairing(int(i), str(a), str(b)) for i, a, b in data["unapplied"]]
+        return _Saved(seq, league, unapplied, int(data["batches"]))
+    except (LeagueError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _snapshot(state: State) -> dict[str, Any]:
+    return {
+        "league": state.league.snapshot(),
+        "unapplied": [[p.index, p.a, p.b] for p in state.unapplied],
+        "batches": state.batches,
+    }
 
 
 def _member(state: State, kind: str, data: Mapping[str, Any], bots: Mapping[str, Any]) -> None:
@@ -530,14 +599,17 @@ def run(
             if stopped:
                 return Progress(commit.played, scheduled, stopped)
             count = state.settings.batch
+            before = state.league.issued
             issued = state.league.next_pairings(count)
             if not issued:
                 return Progress(commit.played, scheduled, "the scheduler has nothing to play")
             state.last_seq = store.add_log(
                 "schedule", {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
             )
-        state.unapplied.extend(issued)
-        state.batches += 1
+            state.unapplied.extend(issued)
+            state.batches += 1
+            if state.league.issued // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
+                store.set_snapshot(state.last_seq, _snapshot(state))
         scheduled += len(issued)
 
 

@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,10 @@ _LOG_TABLE = """CREATE TABLE IF NOT EXISTS log (
     kind TEXT NOT NULL,
     data TEXT NOT NULL,
     at TEXT NOT NULL
+)"""
+_SNAPSHOT_TABLE = """CREATE TABLE IF NOT EXISTS snapshot (
+    seq INTEGER PRIMARY KEY,
+    data BLOB NOT NULL
 )"""
 
 
@@ -391,6 +396,37 @@ class Store:
             raise StoreError(
                 f"the history in {str(self.path)!r} is damaged ({error}): it was changed by hand"
             ) from None
+
+    def set_snapshot(self, seq: int, data: Mapping[str, Any]) -> None:
+        """Keep ``data`` (JSON-ready) as the state after history entry ``seq``, in place of any
+        earlier one: a cache that saves replaying the history up to there (a league's:
+        :mod:`arena.tournament.league`). Written compressed; inside the caller's transaction
+        when there is one."""
+        blob = zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
+        try:
+            self._db.execute(_SNAPSHOT_TABLE)
+            self._db.execute("DELETE FROM snapshot")
+            self._db.execute("INSERT INTO snapshot (seq, data) VALUES (?, ?)", (seq, blob))
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+
+    def snapshot(self) -> tuple[int, Any] | None:
+        """The last state :meth:`set_snapshot` kept, with its history entry, or None when there
+        is none or it cannot be read (a cache: the caller replays the history instead)."""
+        try:
+            has = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshot'"
+            ).fetchone()
+            if has is None:
+                return None
+            row = self._db.execute(
+                "SELECT seq, data FROM snapshot ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+            if row is None:
+                return None
+            return int(row[0]), json.loads(zlib.decompress(row[1]))
+        except (sqlite3.DatabaseError, zlib.error, ValueError, TypeError):
+            return None
 
     def add_game(self, game: GameRow) -> None:
         """Commit one finished game (at once: an interruption after this loses nothing)."""
