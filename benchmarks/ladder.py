@@ -272,8 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--pairs",
         type=parse_pairs,
-        default=list(DEFAULT_PAIRS),
-        help=f"comma-separated first:second pairs (default {','.join(DEFAULT_PAIRS)})",
+        default=None,
+        help=f"comma-separated first:second pairs (default {','.join(DEFAULT_PAIRS)}; with "
+        "--peers, the peer pairs)",
     )
     parser.add_argument(
         "--games",
@@ -285,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--peers",
         action="store_true",
         help=f"play the peer pairs ({','.join(PEER_PAIRS)}; {PEER_GAMES} games each) "
-        "instead of the default pairs",
+        f"instead of the default pairs; with --pairs, those pairs, {PEER_GAMES} games each",
     )
     parser.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
     parser.add_argument(
@@ -313,8 +314,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games is not None and (args.games < 2 or args.games % 2):
         parser.error("--games must be an even number of at least 2 (games are mirrored)")
 
-    if args.peers:
-        args.pairs = list(PEER_PAIRS)
+    if args.pairs is None:
+        args.pairs = list(PEER_PAIRS if args.peers else DEFAULT_PAIRS)
     tasks: list[Task] = []
     for pair in args.pairs:
         games = args.games or DEFAULT_GAMES.get(pair, PEER_GAMES if args.peers else OTHER_GAMES)
