@@ -327,9 +327,16 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_BUDGET,
         help=f"seconds a move, a limit the bot keeps by itself (default {DEFAULT_BUDGET})",
     )
+    parser.add_argument(
+        "--worlds",
+        type=int,
+        default=Effort().worlds,
+        help=f"deals of the unseen cards a decision, at most (default {Effort().worlds}; the "
+        "budget usually ends the search first)",
+    )
     args = parser.parse_args(argv)
     try:
-        effort = Effort(budget=args.budget)
+        effort = Effort(budget=args.budget, worlds=args.worlds)
     except ValueError as error:
         parser.error(str(error))
     return SearchBot(args.seed, effort).run()

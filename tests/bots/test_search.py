@@ -243,16 +243,19 @@ def test_bad_effort_is_refused_naming_the_option(options: dict[str, float], word
         Effort(**options)  # type: ignore[arg-type]
 
 
-def test_the_command_line_refuses_a_bad_budget() -> None:
+@pytest.mark.parametrize(
+    ("option", "words"), [("--budget=0", "bad budget 0.0"), ("--worlds=0", "bad worlds 0")]
+)
+def test_the_command_line_refuses_a_bad_effort(option: str, words: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "bots.search", "--budget", "0"],
+        [sys.executable, "-m", "bots.search", option],
         check=False,
         capture_output=True,
         text=True,
         timeout=COMMAND,
     )
     assert done.returncode == 2
-    assert "bad budget 0.0" in done.stderr
+    assert words in done.stderr
 
 
 def test_runs_as_its_own_process() -> None:
