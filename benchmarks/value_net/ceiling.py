@@ -7,9 +7,13 @@ of player 0 (not a knock) a position is kept, with its real cards, both hands in
 the hand is played out ``--continuations`` times, the stock shuffled anew each time. The best
 any value of that position could do is the mean of those continuations, so its R² is at most
 ``1 - E[variance within a position] / variance over all``; a value that sees only the bot's
-side (not the opponent's hand) does worse still::
+side (not the opponent's hand) does worse still. ``--redraw-opponent`` measures that: each
+continuation also deals the opponent's hidden cards anew (uniformly from the cards player 0 has
+not seen; the ones it saw the opponent take stay), so the bound is that of a value that knows
+what player 0 knows but reads nothing from how the opponent played::
 
     nice -n 10 python benchmarks/value_net/ceiling.py --positions 2000
+    nice -n 10 python benchmarks/value_net/ceiling.py --positions 2000 --redraw-opponent
 """
 
 from __future__ import annotations
@@ -30,11 +34,28 @@ from engine.hand import Hand, Phase  # noqa: E402
 from engine.rules import HOYLE  # noqa: E402
 
 
+def redraw_opponent(hand: Hand, rng: random.Random) -> None:
+    """Deal player 1's hidden cards (those player 0 did not see it take) and the stock anew, from
+    the same cards: what player 0 cannot tell apart."""
+    known = hand.known[1]
+    hidden = hand.hands[1] & ~known
+    pool = [c for c in range(52) if hidden >> c & 1] + list(hand.stock)
+    rng.shuffle(pool)
+    count = hidden.bit_count()
+    hand.hands[1] = known | sum(1 << c for c in pool[:count])
+    hand.stock = pool[count:]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=2000)
     parser.add_argument("--continuations", type=int, default=32)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--redraw-opponent",
+        action="store_true",
+        help="also deal the opponent's hidden cards anew in each continuation",
+    )
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     started = time.process_time()
@@ -56,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         points = []
         for _ in range(args.continuations):
             branch = position.copy()
-            rng.shuffle(branch.stock)
+            if args.redraw_opponent:
+                redraw_opponent(branch, rng)
+            else:
+                rng.shuffle(branch.stock)
             points.append(rollout(branch, 0)[0])
         variance = statistics.pvariance(points)
         within.append(variance)
@@ -71,9 +95,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(within)} positions x {args.continuations} continuations, "
         f"{time.process_time() - started:.0f} s CPU"
     )
+    knowing = "player 0's cards only" if args.redraw_opponent else "both hands"
     print(
         f"all: points sd {total**0.5:.1f}; R² at most "
-        f"{1 - statistics.fmean(within) / total:.3f} knowing both hands"
+        f"{1 - statistics.fmean(within) / total:.3f} knowing {knowing}"
     )
     for band, (w, o) in sorted(by_stock.items()):
         ceiling = 1 - statistics.fmean(w) / statistics.pvariance(o)

@@ -193,3 +193,37 @@ def test_the_ceiling_script_runs_and_bounds_r2() -> None:
     )
     ceiling = float(result.stdout.split("R² at most ")[1].split()[0])
     assert 0.0 <= ceiling <= 1.0
+
+
+def test_redrawing_the_opponent_keeps_what_player_0_saw() -> None:
+    from ceiling import redraw_opponent
+
+    from bots.search import rollout
+    from engine.hand import Hand, Phase
+
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(40):
+        hand = Hand(dealer=seed % 2, seed=seed)
+        while hand.result is None and checked < 60:
+            rollout(hand, 0, 1)
+            if hand.phase is Phase.DRAW and hand.to_move == 1 and hand.known[1]:
+                branch = hand.copy()
+                redraw_opponent(branch, rng)
+                assert branch.hands[0] == hand.hands[0] and branch.pile == hand.pile
+                assert branch.hands[1] & hand.known[1] == hand.known[1], "the seen cards stay"
+                assert branch.hands[1].bit_count() == hand.hands[1].bit_count()
+                assert len(branch.stock) == len(hand.stock)
+                before = hand.hands[1] | sum(1 << c for c in hand.stock)
+                after = branch.hands[1] | sum(1 << c for c in branch.stock)
+                assert before == after, "the same cards, dealt anew"
+                checked += 1
+    assert checked > 10
+
+
+def test_the_ceiling_script_redraws_the_opponents_hidden_cards() -> None:
+    argv = [sys.executable, str(HERE / "ceiling.py"), "--positions", "20", "--continuations", "8"]
+    result = subprocess.run(
+        [*argv, "--redraw-opponent"], check=True, capture_output=True, text=True
+    )
+    assert "knowing player 0's cards only" in result.stdout
