@@ -43,7 +43,7 @@ from typing import Any
 from arena.play.match import Match, game_seeds
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec, resolve
-from arena.seats.sandbox import SANDBOX_MODES, SandboxError, resolve_sandbox, sandbox_warning
+from arena.seats.walls.sandbox import SANDBOX_MODES, SandboxError, resolve_sandbox, sandbox_warning
 from bots import BUILTIN
 from engine.rules import Rules
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import ladder
 import pytest
 
-from arena.seats.sandbox import resolve_sandbox
+from arena.seats.walls.sandbox import resolve_sandbox
 
 
 def run(tmp_path: Path, name: str, *extra: str) -> dict[str, object]:

@@ -19,7 +19,7 @@ import pytest
 from support import ROOT, bound, cli_env, gin_arena
 
 from arena.cli.main import build_parser
-from arena.seats.sandbox import resolve_sandbox
+from arena.seats.walls.sandbox import resolve_sandbox
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 FILE = re.compile(r"[\w.-]*(/[\w.-]+)+|[\w-]+\.(py|js|toml|jsonl|json|sqlite|html)")

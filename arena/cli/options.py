@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Final
 
 from arena.play.referee import GRACE_SECONDS, QUIT_SECONDS, Clock
-from arena.seats import limits, wire
+from arena.seats import wire
+from arena.seats.walls import limits
 from arena.seats.botspec import BotSpec, BotSpecError, load_bots_file, resolve
-from arena.seats.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
+from arena.seats.walls.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
 from arena.tournament.standings import FORMATS
 from engine.formats import BUILT_IN, TWO_PLAYER, Format, check_rules, format_named
 from engine.modes import FormatError

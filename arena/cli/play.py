@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from arena.play.referee import Clock
     from arena.records.file import RecordFile
     from arena.seats.human import HumanBot
-    from arena.seats.sandbox import Sandbox
+    from arena.seats.walls.sandbox import Sandbox
     from engine.rules import Rules
 
 HELP = "play a game against a bot in the terminal"

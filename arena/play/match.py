@@ -35,7 +35,7 @@ from arena.play.referee import Clock, GameOutcome, Referee
 from arena.records.record import BotTag, Writer
 from arena.seats.botspec import BotSpec, Launch
 from arena.seats.connection import BotError, BotStartupError, Connection
-from arena.seats.sandbox import Sandbox
+from arena.seats.walls.sandbox import Sandbox
 from engine.deck import SplitMix64
 from engine.formats import TWO_PLAYER, Format, format_named
 from engine.modes import Mode

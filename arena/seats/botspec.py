@@ -29,7 +29,7 @@ from arena.seats.connection import Connection, InProcessConnection
 from arena.seats.launch import python_command
 from arena.seats.process import QUIT_WAIT_SECONDS, ProcessConnection
 from arena.seats.programs import nearest_programs, program_hint
-from arena.seats.sandbox import Sandbox
+from arena.seats.walls.sandbox import Sandbox
 from bots import BUILTIN
 from bots.sdk import Bot
 

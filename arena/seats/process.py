@@ -2,7 +2,7 @@
 its own working directory (:mod:`arena.seats.launch`), stderr captured to a capped log file
 (:mod:`arena.seats.output`), every wait bounded, and the whole group killed at the end, with every
 descendant that left the group (:mod:`arena.seats.reaper`). With a
-:class:`~arena.seats.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the
+:class:`~arena.seats.walls.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the
 other bots and the network.
 
 Every wait on a bot is bounded: a reply has the move's deadline (``ask``'s timeout); a write
@@ -39,7 +39,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final
 
-from arena.seats import limits, reaper, wire
+from arena.seats import reaper, wire
+from arena.seats.walls import limits
 from arena.seats.connection import (
     BotCrashed,
     BotError,
@@ -53,10 +54,10 @@ from arena.seats.connection import (
     decode_bot_line,
 )
 from arena.seats.launch import check_program, die_with_parent, fresh_workdir, minimal_env
-from arena.seats.limits import BotGroup, LimitError, Limits
+from arena.seats.walls.limits import BotGroup, LimitError, Limits
 from arena.seats.output import Lines, keep_log
 from arena.seats.programs import cannot_run_hint, resolve_command, sandbox_startup_hint
-from arena.seats.sandbox import Sandbox, SandboxError
+from arena.seats.walls.sandbox import Sandbox, SandboxError
 from engine.hand import Action as EngineAction
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
@@ -113,8 +114,8 @@ class ProcessConnection(Connection):
         parent directory, which the sandbox hides but for the bot's own directory.
 
         ``memory_mb``, ``pids`` and ``cpu_seconds`` bound the bot, all its processes together,
-        where control groups are available (:mod:`arena.seats.limits`; None: the defaults
-        :data:`~arena.seats.limits.MEMORY_MB` and :data:`~arena.seats.limits.PIDS`, and no CPU
+        where control groups are available (:mod:`arena.seats.walls.limits`; None: the defaults
+        :data:`~arena.seats.walls.limits.MEMORY_MB` and :data:`~arena.seats.walls.limits.PIDS`, and no CPU
         total);
         elsewhere ``memory_mb`` and ``cpu_seconds`` bound each process (``RLIMIT_AS``,
         ``RLIMIT_CPU``). With control groups the bot is frozen between its moves."""

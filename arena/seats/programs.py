@@ -1,7 +1,7 @@
 """The program a bot's command runs, found before the sandbox starts, and what to say when a
 sandboxed bot ends before it answers ``hello``.
 
-The sandbox (:mod:`arena.seats.sandbox`) shows a bot only what its command names. A version
+The sandbox (:mod:`arena.seats.walls.sandbox`) shows a bot only what its command names. A version
 manager's
 shim (pyenv, rbenv, nodenv, goenv, jenv, asdf, mise, volta, ...) names none of what it runs: it
 is a small script, or a link to the manager, that asks the manager, whose files the sandbox does

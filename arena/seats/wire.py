@@ -218,7 +218,7 @@ def enable(target: str | None = None) -> None:
 
 def target_file() -> Path | None:
     """The file the wire is written to (:func:`enable`), if any: a sandboxed bot never sees it
-    (:mod:`arena.seats.sandbox`)."""
+    (:mod:`arena.seats.walls.sandbox`)."""
     current = _listeners.target
     if current is None or current[0] == "-":
         return None

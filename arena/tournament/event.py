@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.seats.botspec import BotSpec
-from arena.seats.sandbox import Sandbox
+from arena.seats.walls.sandbox import Sandbox
 from arena.tournament import cluster
 from arena.tournament.config import (
     Config,

@@ -36,7 +36,7 @@ from arena.play.match import (
 )
 from arena.play.referee import REFEREE, Referee
 from arena.seats.botspec import BotSpec, Launch
-from arena.seats.sandbox import resolve_sandbox
+from arena.seats.walls.sandbox import resolve_sandbox
 from arena.tournament import pool as workers
 from arena.tournament.config import Config, Task, missing_tasks
 from arena.tournament.store import GameRow, Store, winner_name

@@ -9,7 +9,7 @@ from support import gin_arena
 from arena.cli import options
 from arena.cli.main import COMMANDS
 from arena.seats.botspec import BotSpec
-from arena.seats.sandbox import resolve_sandbox, sandbox_warning
+from arena.seats.walls.sandbox import resolve_sandbox, sandbox_warning
 
 NOTE = "no bot runs as a process here: the sandbox applies to bot processes only"
 BUILT_IN = (BotSpec("greedy", builtin="greedy"), BotSpec("random", builtin="random"))

@@ -15,7 +15,7 @@ from support import gin_arena
 
 from arena.cli.main import main
 from arena.seats.programs import program_hint
-from arena.seats.sandbox import resolve_sandbox, sandbox_warning
+from arena.seats.walls.sandbox import resolve_sandbox, sandbox_warning
 
 needs_bwrap = pytest.mark.skipif(
     resolve_sandbox("auto") is None, reason=f"no usable bubblewrap here: {sandbox_warning()}"

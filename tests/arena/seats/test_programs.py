@@ -29,7 +29,7 @@ from arena.seats import programs
 from arena.seats.connection import BotStartupError
 from arena.seats.process import ProcessConnection
 from arena.seats.programs import find_shim, resolve_command, sandbox_startup_hint
-from arena.seats.sandbox import resolve_sandbox, sandbox_warning
+from arena.seats.walls.sandbox import resolve_sandbox, sandbox_warning
 from engine.rules import HOYLE
 
 SANDBOX = resolve_sandbox("auto")

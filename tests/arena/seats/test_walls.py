@@ -27,12 +27,12 @@ from arena_support import a_request, hostile, wait_until
 from support import GONE, LONG, RUN, gin_arena
 
 from arena.play.referee import Clock, GameOutcome, Referee
-from arena.seats import limits
-from arena.seats import sandbox as sb
+from arena.seats.walls import limits
+from arena.seats.walls import sandbox as sb
 from arena.seats.connection import BotCrashed, BotError
-from arena.seats.limits import groups_left
+from arena.seats.walls.limits import groups_left
 from arena.seats.process import ProcessConnection
-from arena.seats.sandbox import resolve_sandbox
+from arena.seats.walls.sandbox import resolve_sandbox
 from engine.rules import HOYLE
 
 SANDBOX = resolve_sandbox("auto")

@@ -31,7 +31,7 @@ from support import RUN, gin_arena
 from arena.play.match import Match, Planned, by_leg, rotations
 from arena.records.record import RecordedGame, group_games, parse_lines, read_games
 from arena.seats.botspec import BotSpec
-from arena.seats.sandbox import resolve_sandbox, sandbox_warning
+from arena.seats.walls.sandbox import resolve_sandbox, sandbox_warning
 from arena.tournament.ab import ABTest, Pairing, _tasks, chunks
 from arena.tournament.config import Config, missing_tasks, schedule
 from arena.tournament.runner import run

@@ -1,7 +1,7 @@
 """What a sandboxed bot sees of the host: the system (:func:`system_view`), this Python and the
 SDK's packages (:func:`sdk_paths`), what its command needs (:func:`needed_paths`: its program,
 interpreter and file arguments, its ``cwd`` and ``PYTHONPATH``), and the helpers with which
-:meth:`arena.seats.sandbox.Sandbox.options` shows paths read-only (:func:`ro_binds`) and tells
+:meth:`arena.seats.walls.sandbox.Sandbox.options` shows paths read-only (:func:`ro_binds`) and tells
 them apart.
 """
 

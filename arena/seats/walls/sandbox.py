@@ -14,7 +14,7 @@ that runs it. Inside, the bot has:
   no capabilities, no supplementary groups and no way back (``no_new_privs``), so that a bot is
   never uid 0 of the host and cannot write a kernel setting (``/proc/sys``), load a module or
   mount anything;
-- a seccomp filter (:mod:`arena.seats.seccomp`) refusing the system calls bots never need and making
+- a seccomp filter (:mod:`arena.seats.walls.seccomp`) refusing the system calls bots never need and making
   file locks and file watches useless as a channel between bots;
 - a read-only view of the system (``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc``, ``/opt``),
   of this Python (``sys.base_prefix``, ``sys.prefix``) and of the SDK's packages (``bots``,
@@ -51,8 +51,9 @@ from pathlib import Path
 from typing import Final
 
 from arena.errors import ArenaError
-from arena.seats import seccomp, wire
-from arena.seats.sandbox_paths import (
+from arena.seats import wire
+from arena.seats.walls import seccomp
+from arena.seats.walls.paths import (
     ROOT,
     absolute,
     bindable,
