@@ -162,10 +162,9 @@ class Sandbox:
         )
         fds: list[int] = []
         try:
-            filter_fd = seccomp.bot_filter()
-            if filter_fd is not None:
+            for filter_fd in seccomp.bot_filters():
                 fds.append(filter_fd)
-                options += ["--seccomp", str(filter_fd)]
+                options += ["--add-seccomp-fd", str(filter_fd)]
             fds.append(_args_fd(options))
         except BaseException:
             for fd in fds:
