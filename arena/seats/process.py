@@ -57,7 +57,7 @@ from arena.seats.launch import check_program, die_with_parent, fresh_workdir, mi
 from arena.seats.walls.limits import BotGroup, LimitError, Limits
 from arena.seats.output import Lines, keep_log
 from arena.seats.programs import cannot_run_hint, resolve_command, sandbox_startup_hint
-from arena.seats.walls.sandbox import Sandbox, SandboxError
+from arena.seats.walls.sandbox import BOT_GID, BOT_UID, Sandbox, SandboxError
 from engine.hand import Action as EngineAction
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
@@ -138,6 +138,7 @@ class ProcessConnection(Connection):
         self._proc: subprocess.Popen[bytes] | None = None
         self._stdin: IO[bytes] | None = None  # the bot's input, written by the referee
         self._stdout: IO[bytes] | None = None  # the bot's output, read by the referee
+        self._stderr: IO[bytes] | None = None  # the bot's last words, kept in its log
         self._group: BotGroup | None = None
         self._lines = Lines()
         self._threads: list[threading.Thread] = []
@@ -228,6 +229,7 @@ class ProcessConnection(Connection):
         argv: list[str] = self.argv
         fds: tuple[int, ...] = ()
         ends: list[int] = []  # the bot's ends of its stdin and stdout (sandbox), closed here
+        theirs: list[int] = []  # the bot's end of its stderr (sandbox), closed here
         try:
             if self.sandbox is not None:
                 # In the sandbox a missing program is only bwrap's complaint in the log: say it
@@ -240,6 +242,7 @@ class ProcessConnection(Connection):
                     stdin_read, stdin_write = os.pipe()
                     stdout_read, stdout_write = os.pipe()
                     ends = [stdin_read, stdout_write]
+                    self._give_pipes(ends)
                     self._stdin = open(stdin_write, "wb", buffering=0)  # noqa: SIM115
                     self._stdout = open(stdout_read, "rb", buffering=0)  # noqa: SIM115
                 argv, fds = self.sandbox.wrap(
@@ -250,16 +253,22 @@ class ProcessConnection(Connection):
                     hidden=self.hidden,
                     env=env,
                     die_with_parent=self._tie_to_parent,
-                    stdio=(ends[0], ends[1]) if ends else None,
+                    stdio=(ends[0], ends[1]) if len(ends) == 2 else None,
                     tmpfs_mb=self._limits().memory_mb or limits.MEMORY_MB,
                 )
             piped = subprocess.DEVNULL if ends else subprocess.PIPE
+            stderr: int = subprocess.PIPE
+            if self.sandbox is not None:
+                err_read, stderr = os.pipe()
+                theirs.append(stderr)
+                self._stderr = open(err_read, "rb", buffering=0)  # noqa: SIM115
+                self._give_pipes([stderr])
             with reaper.starting():
                 self._proc = subprocess.Popen(
                     argv,
                     stdin=piped,
                     stdout=piped,
-                    stderr=subprocess.PIPE,
+                    stderr=stderr,
                     cwd=self.cwd or self.workdir,
                     env=env,
                     start_new_session=True,
@@ -270,8 +279,12 @@ class ProcessConnection(Connection):
                     bufsize=0,
                 )
                 reaper.register(self._proc.pid)
-            if not ends:
+            if self._stdin is None:
                 self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
+                if self._stdin is not None and self._stdout is not None:
+                    self._give_pipes([self._stdin.fileno(), self._stdout.fileno()])
+            if self._stderr is None:
+                self._stderr = self._proc.stderr
         except SandboxError as error:
             self._drop_group()
             raise BotStartupError(str(error), self.name) from None
@@ -286,23 +299,26 @@ class ProcessConnection(Connection):
                 self.name,
             ) from None
         finally:
-            for fd in (*fds, *ends):
+            for fd in (*fds, *ends, *theirs):
                 os.close(fd)
             if self._group is not None:
                 self._group.close_join()
 
+    def _give_pipes(self, fds: Sequence[int]) -> None:
+        """Make the pipes the bot's own when it runs as another user (the sandbox, as root):
+        a bot that opens ``/dev/stdout``, ``/dev/stderr`` or ``/proc/self/fd/N`` by name opens
+        the pipe afresh, and is refused one that belongs to root and only root may use."""
+        if self.sandbox is None or self.sandbox.setpriv is None:
+            return
+        for fd in fds:
+            os.fchown(fd, BOT_UID, BOT_GID)
+
     def _listen(self) -> None:
         """Start reading the bot: its stderr into the log (a thread), its output by polling."""
-        proc = self._proc
-        assert (
-            proc is not None
-            and proc.stderr is not None
-            and self._stdin is not None
-            and self._stdout is not None
-        )
+        assert self._stderr is not None and self._stdin is not None and self._stdout is not None
         thread = threading.Thread(
             target=keep_log,
-            args=(proc.stderr, self._log_path, self.log_limit),
+            args=(self._stderr, self._log_path, self.log_limit),
             daemon=True,
             name=self.name,
         )
@@ -606,7 +622,7 @@ class ProcessConnection(Connection):
         self._closed = True
         for thread in self._threads:  # the log's reader ends at EOF; let it save the last words
             thread.join(timeout=2)
-        for stream in (self._stdin, self._stdout, proc.stderr):
+        for stream in (self._stdin, self._stdout, self._stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()

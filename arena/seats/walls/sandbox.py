@@ -52,7 +52,7 @@ from typing import Final
 
 from arena.errors import ArenaError
 from arena.seats import wire
-from arena.seats.walls import seccomp
+from arena.seats.walls import masks, seccomp
 from arena.seats.walls.paths import (
     ROOT,
     absolute,
@@ -217,7 +217,9 @@ class Sandbox:
         workdir = absolute(workdir)
         start = absolute(cwd, workdir) if cwd is not None else workdir
         size = str(tmpfs_mb * 1024 * 1024)
-        opts = _isolation(die_with_parent, root=self.setpriv is not None, size=size)
+        opts = _isolation(
+            die_with_parent, root=self.setpriv is not None, size=size, memory_mb=tmpfs_mb
+        )
         covers = [Path("/"), Path("/proc"), Path("/dev")]  # made read-only at the end
         links_opts, links, visible = system_view()
         opts += links_opts
@@ -281,7 +283,7 @@ class Sandbox:
         return opts, outside, within
 
 
-def _isolation(die_with_parent: bool, root: bool, size: str) -> list[str]:
+def _isolation(die_with_parent: bool, root: bool, size: str, memory_mb: int) -> list[str]:
     """bwrap's options that give the bot namespaces of its own and no privilege
     (:func:`_privileges`), and a fresh ``/proc``, ``/dev``, ``/dev/shm`` and ``/tmp`` (``size``
     bytes)."""
@@ -299,8 +301,8 @@ def _isolation(die_with_parent: bool, root: bool, size: str) -> list[str]:
         opts.append("--die-with-parent")
     opts += _privileges(root)
     # Fresh /proc, /dev and /tmp first: a bind below /tmp (a bot kept there) goes on top.
-    opts += ["--proc", "/proc", "--dev", "/dev"]
-    opts += ["--size", str(SHM_MB * 1024 * 1024), "--perms", "1777", "--tmpfs", "/dev/shm"]
+    opts += ["--proc", "/proc", *masks.proc_options(memory_mb)]
+    opts += masks.dev_options(SHM_MB * 1024 * 1024)
     opts += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
     return opts
 

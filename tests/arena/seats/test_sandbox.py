@@ -123,6 +123,12 @@ def test_the_command_hides_the_arena_and_the_hidden_paths(tmp_path: Path) -> Non
     for path in (db, Path(f"{db}-wal"), record):
         assert at("--ro-bind", "/dev/null", str(path)) > at("--ro-bind", str(data), str(data))
     assert not any(str(Path(f"{db}-shm")) in o for o in options), "only existing files"
+    # A /dev of the bot's own, without terminals; host-wide counters of /proc masked.
+    assert at("--perms", "0755", "--tmpfs", "/dev") > at("--proc", "/proc")
+    assert "/dev/ptmx" not in options and "/dev/pts" not in options and "--dev" not in options
+    assert at("--dev-bind", "/dev/null", "/dev/null") > at("--tmpfs", "/dev")
+    for masked in ("/proc/meminfo", "/proc/stat", "/proc/sys", "/proc/loadavg"):
+        assert options[at("--proc", "/proc") :].count(masked) == 1, masked
     for cover in ("/", "/proc", "/dev", str(arena)):  # read-only once everything is in place
         assert at("--remount-ro", cover) > at("--tmpfs", str(workdir))
     assert options[-2:] == ["--chdir", str(workdir)]
@@ -135,8 +141,9 @@ def test_the_command_hides_the_arena_and_the_hidden_paths(tmp_path: Path) -> Non
         assert box.drop()[:2] == (["/usr/bin/setpriv", "--reuid=65534"] if root else [])
         passed = os.pread(args, 1 << 20, 0).split(b"\0")
         expected = box.options(argv, workdir=workdir, read_only=[data], hidden=[db, record])
-        if len(fds) == 2:  # the seccomp filter, where libseccomp is installed
-            expected += ["--seccomp", str(fds[0])]
+        for fd in fds[:-1]:  # the seccomp filters, where libseccomp is installed
+            expected += ["--add-seccomp-fd", str(fd)]
+        assert len(fds) in (1, 3), fds
         assert passed[-1] == b"" and [os.fsdecode(p) for p in passed[:-1]] == expected
     finally:
         for fd in fds:
