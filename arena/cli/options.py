@@ -29,9 +29,16 @@ from typing import Final
 
 from arena.play.referee import GRACE_SECONDS, QUIT_SECONDS, Clock
 from arena.seats import wire
-from arena.seats.walls import limits
 from arena.seats.botspec import BotSpec, BotSpecError, load_bots_file, resolve
-from arena.seats.walls.sandbox import SANDBOX_MODES, Sandbox, resolve_sandbox, sandbox_warning
+from arena.seats.walls import limits
+from arena.seats.walls.sandbox import (
+    SANDBOX_MODES,
+    Sandbox,
+    SandboxError,
+    resolve_sandbox,
+    sandbox_warning,
+    unsandboxed_root,
+)
 from arena.tournament.standings import FORMATS
 from engine.formats import BUILT_IN, TWO_PLAYER, Format, check_rules, format_named
 from engine.modes import FormatError
@@ -308,11 +315,14 @@ def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
 
 def sandbox_from(mode: str | None, bots: Iterable[BotSpec], in_process: bool) -> Sandbox | None:
     """The sandbox for ``--sandbox`` (default ``auto``). With ``auto`` and no usable bubblewrap,
-    print one warning line on stderr, but only when some bot will run as a process; with a
+    print one warning line on stderr, but only when some bot will run as a process (as root,
+    refuse instead, with :class:`SandboxError`: a bot outside the sandbox would be root); with a
     sandbox asked for and no bot to run as a process, one note line saying it isolates nothing."""
     sandbox = resolve_sandbox(mode or "auto")
     processes = any(spec.builtin is None or not in_process for spec in bots)
     if sandbox is None and (mode or "auto") == "auto" and processes:
+        if os.geteuid() == 0:
+            raise SandboxError(unsandboxed_root())
         print(sandbox_warning(), file=sys.stderr)
     if sandbox is not None and mode is not None and not processes:
         print(

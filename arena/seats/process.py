@@ -2,8 +2,8 @@
 its own working directory (:mod:`arena.seats.launch`), stderr captured to a capped log file
 (:mod:`arena.seats.output`), every wait bounded, and the whole group killed at the end, with every
 descendant that left the group (:mod:`arena.seats.reaper`). With a
-:class:`~arena.seats.walls.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the referee, the
-other bots and the network.
+:class:`~arena.seats.walls.sandbox.Sandbox`, the bot runs in bubblewrap, isolated from the
+referee, the other bots and the network.
 
 Every wait on a bot is bounded: a reply has the move's deadline (``ask``'s timeout); a write
 has one too (the move's for a request, :data:`BACKSTOP_SECONDS` for events), and a bot that
@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import IO, Final
 
 from arena.seats import reaper, wire
-from arena.seats.walls import limits
 from arena.seats.connection import (
     BotCrashed,
     BotError,
@@ -54,9 +53,10 @@ from arena.seats.connection import (
     decode_bot_line,
 )
 from arena.seats.launch import check_program, die_with_parent, fresh_workdir, minimal_env
-from arena.seats.walls.limits import BotGroup, LimitError, Limits
 from arena.seats.output import Lines, keep_log
 from arena.seats.programs import cannot_run_hint, resolve_command, sandbox_startup_hint
+from arena.seats.walls import limits
+from arena.seats.walls.limits import BotGroup, LimitError, Limits
 from arena.seats.walls.sandbox import BOT_GID, BOT_UID, Sandbox, SandboxError
 from engine.hand import Action as EngineAction
 from protocol import messages as m
@@ -74,6 +74,8 @@ QUIT_WAIT_SECONDS: Final = 2.0
 """How long a bot may take to exit after ``quit`` before its group is killed (by default: long
 enough for a Python bot with heavy imports to end by itself)."""
 
+_CPU_WATCH_SECONDS: Final = 0.02
+"""The shortest wait between two looks at a bot's CPU total near its ``--cpu-seconds``."""
 _CHUNK: Final = 65536
 _READ_BUDGET: Final = m.MAX_LINE_BYTES + 2 + _CHUNK
 """The most bytes of a bot's output read at once: more than a whole reply line, so that a reply
@@ -114,9 +116,9 @@ class ProcessConnection(Connection):
         parent directory, which the sandbox hides but for the bot's own directory.
 
         ``memory_mb``, ``pids`` and ``cpu_seconds`` bound the bot, all its processes together,
-        where control groups are available (:mod:`arena.seats.walls.limits`; None: the defaults
-        :data:`~arena.seats.walls.limits.MEMORY_MB` and :data:`~arena.seats.walls.limits.PIDS`, and no CPU
-        total);
+        where control groups are available (:mod:`arena.seats.walls.limits`; None: the
+        defaults :data:`~arena.seats.walls.limits.MEMORY_MB` and
+        :data:`~arena.seats.walls.limits.PIDS`, and no CPU total);
         elsewhere ``memory_mb`` and ``cpu_seconds`` bound each process (``RLIMIT_AS``,
         ``RLIMIT_CPU``). With control groups the bot is frozen between its moves."""
         if not argv:
@@ -377,6 +379,20 @@ class ProcessConnection(Connection):
                 self.name,
             )
 
+    def _cpu_watch(self) -> float:
+        """How long the bot may compute before it could cross ``cpu_seconds`` (all its
+        processes, at most :data:`~arena.seats.walls.limits.CPU_CORES` at a time): the wait
+        for a reply is cut there, so that a bot is ended within moments of crossing its total,
+        not after its reply (infinite without a total or a control group)."""
+        group = self._group
+        if group is None or not self.cpu_seconds:
+            return float("inf")
+        used = group.cpu_seconds()
+        if used is None:
+            return float("inf")
+        cores = self._limits().cpu_cores or float(os.cpu_count() or 1)
+        return max((self.cpu_seconds - used) / cores, _CPU_WATCH_SECONDS)
+
     def heeds(self, kind: str) -> bool:
         """False for the events the bot said it ignores (``ready.ignores``): they are not sent."""
         return kind not in self._ignored
@@ -479,7 +495,8 @@ class ProcessConnection(Connection):
             left = deadline - _now()
             if left <= 0:
                 raise BotTimeout(f"no reply within {timeout:.3f} s", self.name)
-            self._read(left)
+            self._read(min(left, self._cpu_watch()))
+            self._check_cpu()
         line = lines.ready.popleft()
         if lines.ready:  # more than a reply can be: judged now, as if it came unasked
             decode_bot_line(line, self.name)  # but the reply's own fault first

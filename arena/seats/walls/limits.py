@@ -7,13 +7,20 @@ sandbox) share one control group (:class:`BotGroup`), which bounds what they hol
   :data:`MEMORY_MB`): over it, the kernel's out-of-memory killer ends a process of the bot;
 - the number of processes and threads (``--pids``, default :data:`PIDS`): ``fork`` and thread
   creation fail past it;
-- CPU: at most :data:`CPU_CORES` core at a time, and, with ``--cpu-seconds``, a total that the
-  referee checks after every reply;
-- and between its moves every process of the group is stopped (:meth:`BotGroup.freeze`, with
-  ``SIGSTOP``, which no process can catch or ignore): a bot computes only while a request is open
-  to it, so it can take no CPU from the other games of a tournament. (Not the kernel's freezer:
-  a frozen process of the v1 hierarchy does not die of ``SIGKILL`` until thawed, so the bots of
-  a referee killed between two moves would stay frozen for good; a stopped one dies.)
+- CPU: at most :data:`CPU_CORES` core at a time, and, with ``--cpu-seconds``, a total over all
+  its processes that the referee watches while the bot computes (read from the group's CPU
+  account, :meth:`BotGroup.cpu_seconds`) and after every reply;
+- and between its moves the whole group is frozen by the kernel's freezer of control groups v2
+  (:meth:`BotGroup.freeze`: one write to ``cgroup.freeze``; its processes stop where they are,
+  and a process forked meanwhile is born frozen), so a bot computes only while a request is
+  open to it and can take no CPU from the other games of a tournament. Machines that mount the
+  v1 controllers mostly mount a v2 hierarchy beside them (``/sys/fs/cgroup/unified``, where the
+  freezer needs no controller): the bot's group has a directory there too. The v1 freezer is
+  not used: a process it froze does not die of ``SIGKILL`` until thawed, so the bots of a
+  referee killed between two moves would stay frozen for good; one frozen by v2 dies. Where
+  there is no v2 hierarchy at all, every process of the group is stopped with ``SIGSTOP``
+  instead, again until none is left running (a bot that forks and exits in a loop can outrun
+  that for a moment; docs/PROTOCOL.md says so).
 
 Control groups v2 (one hierarchy with the ``memory``, ``pids`` and ``cpu`` controllers) and v1
 (one hierarchy a controller, as on machines that mount ``/sys/fs/cgroup/memory`` and so on) are
@@ -74,7 +81,9 @@ class Hierarchy:
 
     version: int
     parents: tuple[tuple[str, Path], ...]
-    """(controller, the referee's own group in its hierarchy): for v2, one entry ``("", path)``."""
+    """(controller, the referee's own group in its hierarchy): for v2, one entry ``("", path)``;
+    for v1, with ``("freeze", path)`` for the referee's group in the v2 hierarchy mounted beside
+    them, when there is one to use (the kernel's freezer)."""
 
 
 def _own_groups() -> dict[str, str]:
@@ -123,6 +132,9 @@ def _find() -> Hierarchy | str:
         if not os.access(parent, os.W_OK):
             return f"the control group {parent} is not writable by this user (not root)"
         parents.append((controller, parent))
+    unified = ROOT / "unified" / own.get("", "/").lstrip("/")
+    if (unified / "cgroup.procs").exists() and os.access(unified, os.W_OK):
+        parents.append(("freeze", unified))
     return Hierarchy(1, tuple(parents))
 
 
@@ -158,6 +170,9 @@ class BotGroup:
         self.limits = limits
         self._join: list[int] = []
         self._procs: int | None = None
+        self._freezer: int | None = None
+        self._cpu: int | None = None
+        self._cpu_v2 = False
         self.frozen = False
 
     @classmethod
@@ -240,17 +255,32 @@ class BotGroup:
 
     # -- reading --------------------------------------------------------------------------------
 
+    def _freeze_dir(self) -> Path | None:
+        """The group's directory in a v2 hierarchy, where the kernel's freezer is (None: no v2
+        hierarchy here)."""
+        return self.dirs.get("") if self.version == 2 else self.dirs.get("freeze")
+
     def cpu_seconds(self) -> float | None:
-        """The CPU time the group has used, all its processes together (None if unknown)."""
+        """The CPU time the group has used, all its processes together (None if unknown): one
+        read, of a file kept open, as this is done while the bot computes."""
         try:
-            if self.version == 2:
-                for line in (self.dirs[""] / "cpu.stat").read_text().splitlines():
-                    key, _, value = line.partition(" ")
-                    if key == "usage_usec":
-                        return int(value) / 1e6
-                return None
-            if "cpuacct" in self.dirs:
-                return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+            if self._cpu is None:
+                v2 = self._freeze_dir()
+                if v2 is not None and (v2 / "cpu.stat").exists():
+                    self._cpu = os.open(v2 / "cpu.stat", os.O_RDONLY)
+                    self._cpu_v2 = True
+                elif "cpuacct" in self.dirs:
+                    self._cpu = os.open(self.dirs["cpuacct"] / "cpuacct.usage", os.O_RDONLY)
+                    self._cpu_v2 = False
+                else:
+                    return None
+            text = os.pread(self._cpu, 4096, 0)
+            if not self._cpu_v2:
+                return int(text) / 1e9
+            for line in text.splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"usage_usec":
+                    return int(value) / 1e6
         except (OSError, ValueError):
             return None
         return None
@@ -286,18 +316,38 @@ class BotGroup:
     # -- pausing -------------------------------------------------------------------------------
 
     def freeze(self) -> None:
-        """Stop every process of the group until :meth:`thaw`. A process forked while the others
-        are being stopped is found on the next round: once all are stopped, none can fork."""
+        """Stop every process of the group until :meth:`thaw`: with the kernel's freezer where
+        there is a v2 hierarchy (one write; a process forked meanwhile is born frozen), else
+        with ``SIGSTOP`` to each (a process forked while the others are being stopped is found
+        on the next round: once all are stopped, none can fork)."""
         if self.frozen:
             return
         self.frozen = True
-        self._signal_all(signal.SIGSTOP)
+        if not self._kernel_freeze(b"1"):
+            self._signal_all(signal.SIGSTOP)
 
     def thaw(self) -> None:
         if not self.frozen:
             return
         self.frozen = False
-        self._signal_all(signal.SIGCONT)
+        if not self._kernel_freeze(b"0"):
+            self._signal_all(signal.SIGCONT)
+
+    def _kernel_freeze(self, state: bytes) -> bool:
+        """Write ``state`` to the group's ``cgroup.freeze``; False where there is none."""
+        if self._freezer is None:
+            where = self._freeze_dir()
+            if where is None:
+                return False
+            try:
+                self._freezer = os.open(where / "cgroup.freeze", os.O_WRONLY)
+            except OSError:
+                return False
+        try:
+            os.pwrite(self._freezer, state, 0)
+        except OSError:
+            return False
+        return True
 
     def _signal_all(self, signum: int, rounds: int = 4) -> None:
         """Send ``signum`` to every process of the group; for ``SIGSTOP``, again to those that
@@ -317,9 +367,10 @@ class BotGroup:
 
     def kill(self) -> None:
         """SIGKILL every process of the group, whatever session or process group it moved to."""
-        if self.version == 2:
+        v2 = self._freeze_dir()
+        if v2 is not None:  # kills frozen processes too
             with contextlib.suppress(OSError):
-                self._write("", "cgroup.kill", "1")
+                (v2 / "cgroup.kill").write_text("1")
         for _ in range(3):
             pids = self.pids()
             if not pids:
@@ -350,10 +401,11 @@ class BotGroup:
                         break
                     self.kill()
                     time.sleep(0.01)
-        if self._procs is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._procs)
-            self._procs = None
+        for fd in (self._procs, self._freezer, self._cpu):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._procs = self._freezer = self._cpu = None
         self.dirs.clear()
 
 

@@ -190,7 +190,9 @@ def _common() -> tuple[tuple[Path, Path], ...]:
         if (_PROC / name).exists():
             masks.append((_write(folder / "proc" / name, ""), _PROC / name))
     if (_PROC / "loadavg").exists():
-        masks.append((_write(folder / "proc" / "loadavg", "0.00 0.00 0.00 1/1 1\n"), _PROC / "loadavg"))
+        masks.append(
+            (_write(folder / "proc" / "loadavg", "0.00 0.00 0.00 1/1 1\n"), _PROC / "loadavg")
+        )
     uptime = _read(_PROC / "uptime")
     if uptime is not None:
         since = uptime.split()[0]

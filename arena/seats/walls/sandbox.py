@@ -14,8 +14,11 @@ that runs it. Inside, the bot has:
   no capabilities, no supplementary groups and no way back (``no_new_privs``), so that a bot is
   never uid 0 of the host and cannot write a kernel setting (``/proc/sys``), load a module or
   mount anything;
-- a seccomp filter (:mod:`arena.seats.walls.seccomp`) refusing the system calls bots never need and making
-  file locks and file watches useless as a channel between bots;
+- seccomp filters (:mod:`arena.seats.walls.seccomp`) refusing the system calls bots never need
+  and making file locks, file watches and the page cache useless as a channel between bots or
+  across a mirrored deal;
+- a ``/dev`` without terminals and a ``/proc`` whose host-wide counters are masked
+  (:mod:`arena.seats.walls.masks`);
 - a read-only view of the system (``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc``, ``/opt``),
   of this Python (``sys.base_prefix``, ``sys.prefix``) and of the SDK's packages (``bots``,
   ``engine``, ``protocol``, wherever they are installed), of the bot's program, interpreter and
@@ -482,6 +485,17 @@ def resolve_sandbox(mode: str) -> Sandbox | None:
     raise SandboxError(f"cannot sandbox the bots: {why}; {hint}, or run with --sandbox none")
 
 
+def unsandboxed_root() -> str:
+    """Why ``auto`` refuses to run bot processes as root without a usable bubblewrap (no line
+    end): outside the sandbox a bot would be the host's root."""
+    _, _, why = _problem()
+    return (
+        f"cannot sandbox the bots ({why or 'no sandbox'}), and this arena runs as root: a bot "
+        f"outside the sandbox would run as root; install it (`{INSTALL_HINT}`), or run with "
+        "--sandbox none to run the bots as root all the same"
+    )
+
+
 def sandbox_warning() -> str:
     """The one line to print when ``auto`` found no usable bubblewrap (no line end)."""
     _, _, why = _problem()
@@ -503,4 +517,5 @@ __all__ = [
     "SandboxError",
     "resolve_sandbox",
     "sandbox_warning",
+    "unsandboxed_root",
 ]

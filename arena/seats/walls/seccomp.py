@@ -282,7 +282,9 @@ def _compile() -> bytes:
         for call, arg in FLAGGED_IO:
             for bit in range(32):
                 flag = 1 << bit
-                _rule(lib, ctx, _errno(errno.EOPNOTSUPP), call, _ArgCmp(arg, _MASKED_EQ, flag, flag))
+                _rule(
+                    lib, ctx, _errno(errno.EOPNOTSUPP), call, _ArgCmp(arg, _MASKED_EQ, flag, flag)
+                )
         for flag in NAMESPACE_FLAGS:
             _rule(lib, ctx, _errno(errno.EPERM), "clone", _ArgCmp(0, _MASKED_EQ, flag, flag))
         fd = os.memfd_create("gin-arena-seccomp")
@@ -347,9 +349,7 @@ def _native_fcntl() -> bytes:
     number = lib.seccomp_syscall_resolve_name(b"fcntl")
     if number < 0:  # pragma: no cover - every Linux architecture has fcntl
         raise SeccompError("seccomp_syscall_resolve_name(fcntl)", -errno.ENOSYS)
-    return fcntl_program(
-        lib.seccomp_arch_native(), number, little_endian=sys.byteorder == "little"
-    )
+    return fcntl_program(lib.seccomp_arch_native(), number, little_endian=sys.byteorder == "little")
 
 
 @functools.cache

@@ -29,12 +29,12 @@ from support import GONE, QUICK
 
 import bots
 from arena.play.referee import Clock, Referee
-from arena.seats.walls import sandbox as sb
 from arena.seats.connection import BotStartupError, InProcessConnection
 from arena.seats.launch import python_command
 from arena.seats.process import ProcessConnection
-from arena.seats.walls.sandbox import SANDBOX_MODES, Sandbox, SandboxError, resolve_sandbox
+from arena.seats.walls import sandbox as sb
 from arena.seats.walls.paths import sdk_paths
+from arena.seats.walls.sandbox import SANDBOX_MODES, Sandbox, SandboxError, resolve_sandbox
 from bots.greedy import GreedyBot
 from engine.rules import HOYLE
 from protocol import messages as m

@@ -27,11 +27,11 @@ from arena_support import a_request, hostile, wait_until
 from support import GONE, LONG, RUN, gin_arena
 
 from arena.play.referee import Clock, GameOutcome, Referee
+from arena.seats.connection import BotCrashed, BotError
+from arena.seats.process import ProcessConnection
 from arena.seats.walls import limits
 from arena.seats.walls import sandbox as sb
-from arena.seats.connection import BotCrashed, BotError
 from arena.seats.walls.limits import groups_left
-from arena.seats.process import ProcessConnection
 from arena.seats.walls.sandbox import resolve_sandbox
 from engine.rules import HOYLE
 
