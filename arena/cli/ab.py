@@ -13,6 +13,7 @@ from arena.cli.options import (
     add_bots_file_argument,
     add_clock_arguments,
     add_concurrency_arguments,
+    add_logs_argument,
     add_process_arguments,
     add_rules_arguments,
     add_seed_argument,
@@ -20,6 +21,7 @@ from arena.cli.options import (
     bots_file_from,
     check_concurrency,
     clock_from,
+    logs_from,
     positive_int,
     rules_from,
     sandbox_from,
@@ -75,6 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
     add_clock_arguments(parser)
     add_process_arguments(parser)
+    add_logs_argument(parser)
 
 
 def _specs(args: argparse.Namespace) -> tuple[BotSpec, BotSpec, BotSpec | None]:
@@ -103,8 +106,11 @@ def build(args: argparse.Namespace) -> ABTest:
     new, base, against = _specs(args)
     everyone = [new, base] + ([against] if against is not None else [])
     sandbox = sandbox_from(args.sandbox, everyone, not args.subprocess)
+    logs = logs_from(args.logs)
 
     def match(first: BotSpec, second: BotSpec) -> Pairing:
+        # a folder a pairing, so that the opponent's logs of the two pairings stay apart
+        kept = None if logs is None else logs / f"{first.name}-v-{second.name}".replace("/", "_")
         return Pairing(
             first.name,
             second.name,
@@ -121,6 +127,7 @@ def build(args: argparse.Namespace) -> ABTest:
                 cpu_seconds=args.cpu_seconds,
                 pids=args.pids,
                 sandbox=sandbox,
+                workdir=kept,
             ),
         )
 

@@ -223,13 +223,16 @@ def play_chunk(parts: Sequence[Part]) -> list[tuple[int, list[Hand]]]:
     end."""
     keep = bool(_scratch)
     lineups: dict[int, Lineup] = {}
+    match_dirs = {index: match.workdir for index, match, _ in parts}
     try:
         for index, match, _ in parts:
             # In a worker: the bots of its last chunk's last leg, by pairing, still running (see
             # the module's documentation); closed as the worker exits.
-            lineup = workers.take(index, match, Path(_scratch[0])) if keep else None
+            # the pairing's kept logs (--logs), or a scratch directory
+            scratch = Path(_scratch[0]) if keep else Path(tempfile.mkdtemp("gin-arena-ab-"))
+            scratch = match.workdir or scratch
+            lineup = workers.take(index, match, scratch) if keep else None
             if lineup is None:
-                scratch = Path(_scratch[0]) if keep else Path(tempfile.mkdtemp("gin-arena-ab-"))
                 lineup = match.lineup(scratch)
             lineups[index] = lineup
         first = next((lineup.leg for lineup in lineups.values() if lineup.leg is not None), 0)
@@ -255,7 +258,7 @@ def play_chunk(parts: Sequence[Part]) -> list[tuple[int, list[Hand]]]:
                 workers.kept[index] = lineup
             else:
                 lineup.close()
-                if not _scratch:
+                if not _scratch and lineup.workdir != match_dirs.get(index):
                     shutil.rmtree(lineup.workdir, ignore_errors=True)
     return list(hands.items())
 

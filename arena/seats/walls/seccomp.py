@@ -21,6 +21,9 @@ filter, built with libseccomp, allows everything but:
   (``preadv2``/``pwritev2``: ``RWF_NOWAIT`` says whether a page is cached, ``RWF_DONTCACHE``
   drops it) are refused with ``EOPNOTSUPP``, as an older kernel would; ``cachestat``, the kernel's
   native AIO (whose requests take the same flags) and ``process_madvise`` are refused;
+- ``sysinfo``, whose figures (free and shared memory, the host's count of threads) any bot can
+  move and any other read: refused (``ENOSYS``); the same figures in ``/proc`` are masked
+  (:mod:`arena.seats.walls.masks`);
 - ``ptrace`` and reading or writing another process's memory: refused (a bot only has its own
   processes to trace, and needs none of it).
 
@@ -134,9 +137,15 @@ NOT_IMPLEMENTED: Final = (
     "cachestat",
     "io_setup",
     "io_submit",
+    # host-wide counters that a bot moves and another reads: the free and shared memory, the
+    # number of threads on the host
+    "sysinfo",
 )
 """Refused with ``ENOSYS``: the C library uses ``clone``, whose flags the filter can see, instead
-of ``clone3``; a program without ``cachestat`` or native AIO takes them for a kernel without."""
+of ``clone3``; a program without ``cachestat`` or native AIO takes them for a kernel without.
+Without ``sysinfo``, a program reads the memory there is from ``/proc/meminfo`` (masked: its own
+limit), as Node.js and the JVM do; glibc's ``sysconf(_SC_PHYS_PAGES)`` then returns a
+meaningless number (docs/PROTOCOL.md, section 10)."""
 
 NO_OP: Final = ("flock", "readahead")
 """Succeed without doing anything."""
