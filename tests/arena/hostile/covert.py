@@ -7,8 +7,8 @@ Modes:
 - ``pagecache``: the attack of issue 42 on duplicate play. At each ``hand_start`` it reads its
   region of the page cache of a large library that nothing maps (a region per upcard, the same
   in both seatings of a deal: a page cached is a 1, a card), with ``cachestat``, or else
-  ``preadv2(RWF_NOWAIT)``, which fails with ``EAGAIN`` on a page not cached; then it writes its own hand
-  there (a page read in for each card it holds, the rest dropped with
+  ``preadv2(RWF_NOWAIT)``, which fails with ``EAGAIN`` on a page not cached; then it writes its
+  own hand there (a page read in for each card it holds, the rest dropped with
   ``posix_fadvise(DONTNEED)``). In the mirrored seating it thus reads its opponent's ten cards.
   It reports its hand, the upcard, and its guess of the opposing hand: the ten cards it read,
   or nothing when what it read is not a hand;
@@ -77,9 +77,9 @@ def carrier() -> str:
     for folder in (f"/usr/lib/{os.uname().machine}-linux-gnu", "/usr/lib", "/usr/lib64"):
         with contextlib.suppress(OSError):
             for entry in os.scandir(folder):
-                if entry.is_file(follow_symlinks=False) and entry.stat().st_size > size:
-                    if ".so" in entry.name and "python" not in entry.name:
-                        best, size = entry.path, entry.stat().st_size
+                library = ".so" in entry.name and "python" not in entry.name
+                if library and entry.is_file(follow_symlinks=False) and entry.stat().st_size > size:
+                    best, size = entry.path, entry.stat().st_size
     return best
 
 
@@ -186,7 +186,7 @@ def readings() -> dict[str, str]:
     if libc.sysinfo(info) == 0:
         # struct sysinfo: uptime (skipped: a clock), loads[3], totalram, freeram, sharedram,
         # bufferram, totalswap, freeswap, procs
-        seen["sysinfo"] = repr(struct.unpack_from("9L", info.raw, 8)[:8] + (info.raw[80:82],))
+        seen["sysinfo"] = repr(struct.unpack_from("9L", info.raw, 8)[:8])
     return seen
 
 
@@ -249,12 +249,12 @@ def counters() -> None:
 
 # -- hopper --------------------------------------------------------------------------------------
 
-rounds: mmap.mmap | None = None
+HOPPERS = 12
+rounds = mmap.mmap(-1, 8 * HOPPERS)
+"""The hoppers' rounds, shared with them (memory mapped before they fork)."""
 
 
-def hoppers(count: int = 12) -> None:
-    global rounds
-    rounds = mmap.mmap(-1, 8 * count)
+def hoppers(count: int = HOPPERS) -> None:
     for slot in range(count):
         if os.fork() == 0:
             while True:  # fork, let the child go on, exit: never the same pid for long
@@ -269,7 +269,6 @@ def hoppers(count: int = 12) -> None:
 
 
 def total() -> int:
-    assert rounds is not None
     return sum(struct.unpack(f"{len(rounds) // 8}Q", rounds[:]))
 
 
