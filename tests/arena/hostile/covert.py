@@ -13,9 +13,9 @@ Modes:
   It reports its hand, the upcard, and its guess of the opposing hand: the ten cards it read,
   or nothing when what it read is not a hand;
 - ``hilock ROLE``: ``fcntl`` with the high bits of the command set, which the kernel ignores. At
-  game start the ``holder`` takes a read lock on ``/etc/passwd`` (``(1 << 32) | F_SETLK``) and
-  keeps it for two seconds; the ``reader`` waits a second, then asks who holds a conflicting lock
-  (``(1 << 32) | F_GETLK``): a lock seen is a bit passed between them;
+  its first request the ``holder`` takes a read lock on ``/etc/passwd`` (``(1 << 32) | F_SETLK``)
+  and keeps it; at each request the ``reader`` asks who holds a conflicting lock (``(1 << 32) |
+  F_GETLK``): a lock seen is a bit passed between them;
 - ``counters``: reads the host-wide counters (``/proc/meminfo``, ``stat``, ``vmstat``,
   ``loadavg``, ``sys/fs/file-nr``, ``sys/kernel/pty/nr``, the result of ``sysinfo`` but its
   clock), then moves them all (32 MiB in ``/dev/shm``, 200 files open, eight ptys, a burst of
@@ -143,22 +143,28 @@ NR_FCNTL = {"x86_64": 72, "aarch64": 25}.get(os.uname().machine, -1)
 HIGH = 1 << 32
 
 
+held: list[int] = []
+
+
 def hilock(role: str) -> None:
+    """The holder takes its lock once and keeps it (its descriptor open) for good; the reader
+    looks at every request."""
+    if role == "holder" and held:
+        return
     fd = os.open("/etc/passwd", os.O_RDONLY)
-    lock = ctypes.create_string_buffer(struct.pack("hhqqi", F_RDLCK, 0, 0, 0, 0), 32)
     facts: dict[str, Any] = {"role": role}
     if role == "holder":
+        lock = ctypes.create_string_buffer(struct.pack("hhqqi", F_RDLCK, 0, 0, 0, 0), 32)
         result, code = syscall(NR_FCNTL, fd, HIGH | F_SETLK, ctypes.addressof(lock))
         facts["set"] = result if result >= 0 else errno.errorcode.get(code, str(code))
-        time.sleep(2.0)
+        held.append(fd)
     else:
-        time.sleep(1.0)
         ask = ctypes.create_string_buffer(struct.pack("hhqqi", F_WRLCK, 0, 0, 0, 0), 32)
         result, code = syscall(NR_FCNTL, fd, HIGH | F_GETLK, ctypes.addressof(ask))
         kind = struct.unpack_from("h", ask.raw)[0]
         facts["get"] = result if result >= 0 else errno.errorcode.get(code, str(code))
         facts["seen"] = result >= 0 and kind != F_UNLCK
-    os.close(fd)
+        os.close(fd)
     report(**facts)
 
 
@@ -284,11 +290,11 @@ for message in handshake(f"covert-{MODE}"):
     kind = message["type"]
     if kind == "hand_start" and MODE == "pagecache":
         pagecache(message["hand"], message["upcard"])
-    elif kind == "game_start" and MODE == "hilock":
-        hilock(sys.argv[2])
     elif kind == "game_start" and MODE == "counters":
         counters()
     elif kind == "request":
+        if MODE == "hilock":
+            hilock(sys.argv[2])
         if MODE == "hopper":
             if not started:
                 started = True
