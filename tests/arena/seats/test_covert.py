@@ -13,6 +13,7 @@ bubblewrap or control groups (CI, root with both, runs them all).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -268,8 +269,8 @@ def test_forking_hoppers_do_not_outrun_the_freeze(tmp_path: Path) -> None:
     assert len(found) == 4, found
     running = sum(f["last"] - f["first"] for f in found)
     running_time = sum(f["until"] - f["at"] for f in found)
-    frozen = sum(b["first"] - a["last"] for a, b in zip(found, found[1:], strict=False))
-    frozen_time = sum(b["at"] - a["until"] for a, b in zip(found, found[1:], strict=False))
+    frozen = sum(b["first"] - a["last"] for a, b in itertools.pairwise(found))
+    frozen_time = sum(b["at"] - a["until"] for a, b in itertools.pairwise(found))
     assert running > 0, found
     assert frozen / frozen_time < 0.05 * running / running_time, (frozen, running, found)
 
