@@ -389,6 +389,7 @@ class BotGroup:
         if self.pids():
             self.kill()
         deadline = time.monotonic() + wait
+        self._forget(deadline)
         for _controller, path in reversed(list(self.dirs.items())):
             while True:
                 try:
@@ -407,6 +408,23 @@ class BotGroup:
                     os.close(fd)
         self._procs = self._freezer = self._cpu = None
         self.dirs.clear()
+
+    def _forget(self, deadline: float) -> None:
+        """Evict from the kernel's caches what the group's processes brought into them: the
+        pages of files they read first (the page cache charges a page to the group of the
+        process that read it in) and the directory entries and inodes they looked up first, so
+        that no later process (the bot of a deal's next seating) can tell from the caches what
+        this one read. Done once its processes are gone; pages that were cached before are
+        charged elsewhere and stay."""
+        while self.pids() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        with contextlib.suppress(OSError):
+            if self.version == 2:
+                current = (self.dirs[""] / "memory.current").read_text().strip()
+                if current != "0":
+                    (self.dirs[""] / "memory.reclaim").write_text(current)
+            elif "memory" in self.dirs:
+                (self.dirs["memory"] / "memory.force_empty").write_text("0")
 
 
 def sweep() -> None:
