@@ -142,7 +142,7 @@ def seating(role: str, sandbox: str, *args: int) -> dict[str, object]:
             text=True,
             pass_fds=fds,
             check=False,
-            preexec_fn=None if group is None else group.join,  # noqa: PLW1509
+            preexec_fn=None if group is None else group.join,
         )
     finally:
         for fd in fds:
@@ -219,7 +219,8 @@ def main() -> None:
     rate = sum(errors) / (BITS * len(errors))
     carried = BITS * (1 - entropy(rate))
     print(
-        f"{len(errors)} seatings, {args.channel}, sandbox {args.sandbox}: bit error rate {rate:.3f}; "
+        f"{len(errors)} seatings, {args.channel}, sandbox {args.sandbox}: "
+        f"bit error rate {rate:.3f}; "
         f"about {carried:.1f} bits a seating a region of {BITS} pages (capacity 52 (1 - H(p)))"
     )
 

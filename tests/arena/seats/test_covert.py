@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -92,17 +93,29 @@ def assert_nothing_read(found: list[dict[str, Any]]) -> None:
 # -- the page cache across a mirrored deal -------------------------------------------------------
 
 
-def test_without_the_sandbox_the_page_cache_bot_reads_the_opposing_hand(tmp_path: Path) -> None:
-    """The control: unsandboxed, the mirrored seating reads its opponent's dealt hand."""
-    done = gin_arena(
-        *("match", covert("pagecache"), "greedy", "--hands", "20", "--mirror", "--seed", "5"),
-        *("--sandbox", "none", "--logs", str(tmp_path / "logs")),
+def seating(mode: str, *messages: dict[str, Any]) -> list[dict[str, Any]]:
+    """The covert bot as a plain process, outside every wall, told ``messages`` after hello:
+    what it reports."""
+    lines = [{"type": "hello", "protocol_version": 1}, *messages, {"type": "quit"}]
+    done = subprocess.run(
+        list(hostile("covert.py", mode)),
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
         timeout=LONG,
+        check=True,
     )
-    assert done.returncode == 0, done.stderr
-    found = reports(tmp_path / "logs")
-    assert len(found) == 20, found
-    assert read_hands(found) >= 3, found
+    return [json.loads(x[7:]) for x in done.stderr.splitlines() if x.startswith("COVERT ")]
+
+
+def test_without_the_walls_the_page_cache_bot_reads_the_opposing_hand() -> None:
+    """The control: two seatings of one deal, as plain processes one after the other (no
+    sandbox, no control group), and the second reads the first's hand, exact."""
+    first = ["AC", "2C", "3C", "4D", "5D", "6H", "7H", "8S", "9S", "TS"]
+    second = ["KC", "QC", "JC", "KD", "QD", "JD", "KH", "QH", "KS", "QS"]
+    for hand in (first, second):
+        (found,) = seating("pagecache", {"type": "hand_start", "hand": hand, "upcard": "7D"})
+    assert found["read"] == "ok" and found["guess"] == first, found
 
 
 @needs_bwrap
