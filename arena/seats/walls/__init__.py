@@ -6,8 +6,8 @@
 - :mod:`~arena.seats.walls.seccomp`: the system calls a bot never needs, refused, and those that
   would carry a message between bots or across a mirrored deal, made harmless;
 - :mod:`~arena.seats.walls.limits`: a control group per bot process (memory, processes, CPU, the
-  kernel's freezer between moves), and :mod:`~arena.seats.walls.guardian`, which thaws what a
-  referee killed outright left frozen.
+  kernel's freezer between moves, and the kernel's caches emptied of what the bot brought into
+  them when it ends).
 
 docs/PROTOCOL.md, "Hidden information and security", says what the walls promise and what not.
 """
