@@ -41,12 +41,14 @@ See docs/PROTOCOL.md, "Hidden information and security", for what it does not do
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shlex
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -67,6 +69,7 @@ from arena.seats.walls.paths import (
     parents,
     private_steps,
     ro_binds,
+    sdk_paths,
     system_view,
 )
 
@@ -163,6 +166,7 @@ class Sandbox:
             die_with_parent=die_with_parent,
             tmpfs_mb=tmpfs_mb,
         )
+        warm_shared()
         fds: list[int] = []
         try:
             for filter_fd in seccomp.bot_filters():
@@ -284,6 +288,36 @@ class Sandbox:
             covers.append(arena)
             opts += ro_binds(within, made)
         return opts, outside, within
+
+
+WARM_BYTES: Final = 256 * 1024 * 1024
+"""The most :func:`warm_shared` reads."""
+
+
+@functools.cache
+def warm_shared() -> int:
+    """Read, once a referee process and before its first bot, the files nearly every Python bot
+    loads: this Python's compiled standard library and extension modules, and the SDK's packages
+    (``bots``, ``engine``, ``protocol``); returns the bytes read. The kernel charges a page to
+    the control group of the process that first reads it, and a bot's group has what it read
+    first evicted when it ends (:mod:`arena.seats.walls.limits`); read by the referee, these
+    pages stay cached in every seating, so a bot does not read them from disk at every start,
+    and, being cached all along, they tell no seating anything."""
+    roots = [Path(p) for p in sdk_paths()]
+    stdlib = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    roots += [stdlib / "__pycache__", stdlib / "lib-dynload", stdlib / "json", stdlib / "encodings"]
+    tag = sys.implementation.cache_tag
+    done = 0
+    for root in roots:
+        for path in sorted(root.rglob("*")) if root.is_dir() else ():
+            name = path.name
+            wanted = (name.endswith(".pyc") and tag in name) or name.endswith(".so")
+            if not wanted or done > WARM_BYTES:
+                continue
+            with contextlib.suppress(OSError), open(path, "rb") as file:
+                while chunk := file.read(1 << 20):
+                    done += len(chunk)
+    return done
 
 
 def _isolation(die_with_parent: bool, root: bool, size: str, memory_mb: int) -> list[str]:

@@ -167,6 +167,28 @@ def test_a_file_argument_in_tmp_is_shown_alone_and_the_sdk_is_shown(tmp_path: Pa
         assert any(package.is_relative_to(b) for b in map(Path, binds)), package
 
 
+def test_the_shared_files_are_read_once_by_the_referee(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What nearly every Python bot loads (the SDK, the standard library's compiled modules) is
+    read by the referee before its first bot, once: those pages are then charged to the referee,
+    not evicted with a bot's group, and tell no seating anything."""
+    opened: list[str] = []
+    real_open = open
+
+    def spy(path: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    sb.warm_shared.cache_clear()
+    monkeypatch.setattr("builtins.open", spy)
+    assert sb.warm_shared() > 0
+    assert any(name.endswith(".so") for name in opened)
+    for package in sdk_paths():
+        assert any(Path(name).is_relative_to(package) for name in opened), package
+    count = len(opened)
+    sb.warm_shared()
+    assert len(opened) == count
+
+
 # -- real bots ---------------------------------------------------------------------------------
 
 
