@@ -373,8 +373,9 @@ def limits_warning(why: str) -> str:
     return (
         f"warning: bot limits are per process, not per bot ({why}): --memory-mb bounds each "
         "process's address space, --cpu-seconds each process's CPU time, --pids and stopping "
-        "bots between their moves are not available; run as root, or in a delegated cgroup v2 "
-        "subtree, for limits per bot"
+        "bots between their moves are not available, and what a bot brings into the kernel's "
+        "caches is not evicted after it, so a mirrored deal's seatings may share it; run as "
+        "root, or in a delegated cgroup v2 subtree, for limits per bot"
     )
 
 

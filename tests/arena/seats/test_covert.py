@@ -370,3 +370,15 @@ def test_as_a_user_auto_without_bubblewrap_warns_with_the_fix(
     assert sandbox_from(None, [BotSpec("mine", command=("python3", "mybot.py"))], True) is None
     warning = capsys.readouterr().err
     assert "apt-get install bubblewrap" in warning and "not isolated" in warning, warning
+
+
+def test_without_control_groups_the_warning_says_the_caches_are_shared(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ordinary user without a delegated cgroup subtree gets no eviction after a bot: the
+    warning says so, since a mirrored deal's seatings may then share the kernel's caches."""
+    monkeypatch.setattr(limits, "unavailable", lambda: "no control groups here")
+    sandbox_from("none", [BotSpec("mine", command=("python3", "mybot.py"))], True)
+    warning = capsys.readouterr().err
+    assert "no control groups here" in warning and "caches" in warning, warning
+    assert "mirrored deal" in warning, warning
