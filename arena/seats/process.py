@@ -165,6 +165,12 @@ class ProcessConnection(Connection):
     def pid(self) -> int | None:
         return None if self._proc is None else self._proc.pid
 
+    @property
+    def cpu_used(self) -> float | None:
+        """The CPU seconds the bot has used so far, all its processes together, as its control
+        group counts them (None without one, or once the bot is closed)."""
+        return None if self._group is None else self._group.cpu_seconds()
+
     # -- start ------------------------------------------------------------------------------
 
     def _before_exec(self) -> None:  # runs in the child between fork and exec

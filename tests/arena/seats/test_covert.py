@@ -13,7 +13,6 @@ bubblewrap or control groups (CI, root with both, runs them all).
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
@@ -267,25 +266,32 @@ def test_no_host_wide_counter_moves_in_the_sandbox(tmp_path: Path) -> None:
 @needs_bwrap
 @needs_cgroups
 def test_forking_hoppers_do_not_outrun_the_freeze(tmp_path: Path) -> None:
-    """A dozen processes that fork and exit in a loop, counting their rounds: between two
-    requests, when the bot is frozen, they make under 5% of the progress they make while it
-    computes."""
+    """A dozen processes that fork and exit in a loop: between two requests, when the bot is
+    frozen, its control group gets under 5% of the CPU it gets while the bot computes, by the
+    kernel's own count. (What the hoppers count themselves also takes in the moments around a
+    move that are the bot's time, from the thaw to its reading the request and from its reply
+    to the referee's reading it, which a loaded machine draws out.)"""
     attacker = bot(tmp_path, "hopper")
+    running, frozen = [0.0, 0.0], [0.0, 0.0]  # CPU seconds, wall seconds
     try:
         attacker.start(Referee(HOYLE, CLOCK).hello(0), START)
         for number in range(4):
+            cpu, at = attacker.cpu_used, time.monotonic()
             attacker.ask(a_request(number + 1), 10.0)
-            time.sleep(1.0)  # long beside the moments the bot runs unmeasured around a move
+            asked, answered = attacker.cpu_used, time.monotonic()
+            time.sleep(1.0)
+            slept, woke = attacker.cpu_used, time.monotonic()
+            assert cpu is not None and asked is not None and slept is not None
+            running[0] += asked - cpu
+            running[1] += answered - at
+            frozen[0] += slept - asked
+            frozen[1] += woke - answered
     finally:
         attacker.close()
     found = reports(tmp_path / "arena")
-    assert len(found) == 4, found
-    running = sum(f["last"] - f["first"] for f in found)
-    running_time = sum(f["until"] - f["at"] for f in found)
-    frozen = sum(b["first"] - a["last"] for a, b in itertools.pairwise(found))
-    frozen_time = sum(b["at"] - a["until"] for a, b in itertools.pairwise(found))
-    assert running > 0, found
-    assert frozen / frozen_time < 0.05 * running / running_time, (frozen, running, found)
+    assert len(found) == 4 and all(f["last"] > f["first"] for f in found), found
+    assert running[0] > 0, running  # the hoppers ran while the bot computed
+    assert frozen[0] / frozen[1] < 0.05 * running[0] / running[1], (frozen, running)
 
 
 @needs_bwrap
@@ -304,7 +310,7 @@ def test_the_cpu_total_bites_while_the_bot_computes(tmp_path: Path) -> None:
     message = str(caught.value)
     assert "--cpu-seconds 1" in message, message
     used = float(re.search(r"used (\d+\.\d+) s", message).group(1))  # type: ignore[union-attr]
-    assert 1.0 < used < 1.5, message
+    assert 1.0 <= used < 1.5, message  # printed to 0.01 s: 1.004 reads 1.00
 
 
 # -- honest bots ---------------------------------------------------------------------------------
