@@ -59,6 +59,7 @@ from arena.seats.walls import limits
 from arena.seats.walls.limits import BotGroup, LimitError, Limits
 from arena.seats.walls.sandbox import BOT_GID, BOT_UID, Sandbox, SandboxError
 from engine.hand import Action as EngineAction
+from engine.hand import ActionKind
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
 from protocol.convert import engine_action, reply_action
@@ -76,6 +77,10 @@ enough for a Python bot with heavy imports to end by itself)."""
 
 _CPU_WATCH_SECONDS: Final = 0.02
 """The shortest wait between two looks at a bot's CPU total near its ``--cpu-seconds``."""
+_DRAWS: Final = frozenset({ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD})
+"""Actions after which the same player is asked at once for its discard: a bot that drew is
+left running between its two requests of the turn (no freeze and thaw around the referee's own
+few microseconds; no other bot runs meanwhile)."""
 _CHUNK: Final = 65536
 _READ_BUDGET: Final = m.MAX_LINE_BYTES + 2 + _CHUNK
 """The most bytes of a bot's output read at once: more than a whole reply line, so that a reply
@@ -164,6 +169,11 @@ class ProcessConnection(Connection):
     @property
     def pid(self) -> int | None:
         return None if self._proc is None else self._proc.pid
+
+    @property
+    def frozen(self) -> bool:
+        """Whether the bot is frozen now (no request open to it), where control groups are."""
+        return self._group is not None and self._group.frozen
 
     @property
     def cpu_used(self) -> float | None:
@@ -591,22 +601,36 @@ class ProcessConnection(Connection):
         (:func:`~protocol.views.request_json`) and a reply written exactly as the SDK writes it
         taken by a look-up (:func:`~protocol.convert.reply_action`); any other reply is decoded
         and validated."""
-        line, elapsed = self._exchange(request_json(decision), decision.free + decision.bank)
-        action = reply_action(line, decision.id)
-        if action is None:
-            reply = check_reply(decode_bot_line(line, self.name), decision.id, self.name)
-            action = engine_action(reply.action)
+        line, elapsed = self._exchange(
+            request_json(decision), decision.free + decision.bank, pause=False
+        )
+        try:
+            action = reply_action(line, decision.id)
+            if action is None:
+                reply = check_reply(decode_bot_line(line, self.name), decision.id, self.name)
+                action = engine_action(reply.action)
+        except BotError:
+            self._pause()
+            raise
+        if action.kind not in _DRAWS:
+            self._pause()
         return action, elapsed
 
-    def _exchange(self, request: bytes, timeout: float) -> tuple[bytes, float]:
+    def _exchange(self, request: bytes, timeout: float, pause: bool = True) -> tuple[bytes, float]:
         """Write a request line (after the events held) and read the line that answers it,
-        with the seconds from the written request to the line read."""
+        with the seconds from the written request to the line read; then freeze the bot unless
+        ``pause`` is False (the caller then does)."""
         self._check_quiet("the request message")
         self._write_out([request], timeout)
         start = _now()
-        line = self._receive(timeout, start)
+        try:
+            line = self._receive(timeout, start)
+        except BaseException:
+            self._pause()
+            raise
         elapsed = _now() - start
-        self._pause()
+        if pause:
+            self._pause()
         self._check_cpu()
         return line, elapsed
 

@@ -28,12 +28,16 @@ from support import GONE, LONG, RUN, gin_arena
 
 from arena.play.referee import Clock, GameOutcome, Referee
 from arena.seats.connection import BotCrashed, BotError
+from arena.seats.launch import python_command
 from arena.seats.process import ProcessConnection
 from arena.seats.walls import limits
 from arena.seats.walls import sandbox as sb
 from arena.seats.walls.limits import groups_left
 from arena.seats.walls.sandbox import resolve_sandbox
+from engine.hand import Action as EngineAction
+from engine.hand import ActionKind
 from engine.rules import HOYLE
+from protocol.views import Decision
 
 SANDBOX = resolve_sandbox("auto")
 needs_bwrap = pytest.mark.skipif(
@@ -230,6 +234,41 @@ def test_a_bot_burns_no_cpu_between_its_moves(tmp_path: Path) -> None:
     wall = found[-1]["clock"] - found[0]["clock"]
     assert wall >= 1.5, found  # five waits of 0.3 s between the first report and the last
     assert cpu < 0.25 * wall, (cpu, wall)
+
+
+class Watched(ProcessConnection):
+    """A bot whose state after each of its moves is kept: the action's kind, and frozen or not."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.after: list[tuple[ActionKind, bool]] = []
+
+    def decide(self, decision: Decision) -> tuple[EngineAction, float]:
+        action, elapsed = super().decide(decision)
+        self.after.append((action.kind, self.frozen))
+        return action, elapsed
+
+
+@needs_cgroups
+def test_a_bot_is_frozen_after_every_move_but_a_draw(tmp_path: Path) -> None:
+    """A bot that drew is asked for its discard straight away: it is left running between the
+    two requests of its turn, and frozen after every other move (its opponent's time)."""
+    conns = [
+        Watched(
+            name,
+            python_command("bots.random"),
+            workdir=tmp_path / "arena" / name,
+            log_path=tmp_path / "arena" / f"{name}.stderr.log",
+            sandbox=SANDBOX,
+        )
+        for name in ("north", "south")
+    ]
+    outcome = play(list[ProcessConnection](conns))
+    assert outcome.failure is None, outcome.failure
+    after = [state for conn in conns for state in conn.after]
+    draws = {ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD}
+    assert any(kind in draws for kind, _ in after) and any(k not in draws for k, _ in after)
+    assert all(frozen is (kind not in draws) for kind, frozen in after), after
 
 
 @needs_bwrap
