@@ -349,6 +349,10 @@ class Bot:
     name = "bot"
     author = ""
     version = "0"
+    form = "compact"
+    """The protocol form asked for in ``ready``: ``"compact"`` (each request carries the history
+    entries since the bot's previous request, which the SDK adds to those it holds, so a view's
+    history is always the whole hand's) or ``"plain"``."""
 
     def __init__(self) -> None:
         self.seat = 0
@@ -479,9 +483,32 @@ class Bot:
             author=self.author,
             bot_version=self.version,
             ignores=sorted(ignored) if ignored else None,
+            form=None if self.form == "plain" else "compact",
         )
 
+    def _held(self, start: int, new: list[Any]) -> list[Any]:
+        """The hand's history so far: the entries held, up to ``start`` (the request's
+        ``history_from``), and the ``new`` ones it carries (a copy: the list held grows on)."""
+        held: list[Any] = self.__dict__.setdefault("_history_held", [])
+        if start != len(held):
+            if start > len(held):  # entries missed: the referee broke the compact form
+                print(
+                    f"{self.name}: a request's history starts at entry {start}, but "
+                    f"{len(held)} are held: the history is missing some",
+                    file=sys.stderr,
+                )
+            del held[min(start, len(held)) :]
+        held += new
+        return held[:]
+
     def _reply(self, request: m.Request) -> m.Reply:
+        obs = request.observation
+        if obs.history_from is not None:
+            new = [e.model_dump(mode="json", exclude_none=True) for e in obs.history]
+            entries = self._held(obs.history_from, new)
+            full = [m.HistoryEntry.model_validate(e) for e in entries]
+            seen = obs.model_copy(update={"history": full, "history_from": None})
+            request = request.model_copy(update={"observation": seen})
         action = self.choose(View.of_request(request, self.rules))
         model = action_model(action)  # a protocol model by construction: no need to validate
         return m.trusted(m.Reply, type="reply", id=request.id, action=model)
@@ -498,6 +525,10 @@ class Bot:
                 history, line = line[cut + 11 : end + 1], line[:cut] + line[end + 1 :]
         try:
             data = json.loads(line)
+            obs = data["observation"]
+            start = obs.pop("history_from", None)
+            if start is not None:  # the compact form: a few new entries, kept with the rest
+                obs["history"] = self._held(start, obs.get("history", []))
             view = View.of_json(data, self.rules, history)
             number = data["id"]
             if type(number) is not int or number < 1:

@@ -386,7 +386,18 @@ class Observation(_Message):
         description="The hand's actions so far, oldest first, each as the player's played event "
         "told it: every first-upcard decision, every draw with its source (and the card, when "
         "it came from the discard pile or the player drew it), every discard and who made it. "
-        "At most the last 400 (a longer hand needs a turn limit, O15, above 200).",
+        "At most the last 400 (a longer hand needs a turn limit, O15, above 200). In the "
+        "compact form (ready.form), only the entries since the bot's previous request of this "
+        "hand: see history_from.",
+    )
+    history_from: int | None = Field(
+        default=None,
+        ge=0,
+        description='The compact form only (ready.form "compact"): the index, in the hand\'s '
+        "history, of the first entry of history, which then holds the entries since the bot's "
+        "previous request of this hand (0 at its first request of a hand). The bot appends them "
+        "to the entries it has: history_from is always the number it holds. Absent in the plain "
+        "form, where history is the whole hand's.",
     )
 
 
@@ -446,6 +457,12 @@ class Ready(_Message):
         description="The events the bot does nothing with: the referee need not send them. "
         "Only hand_start, played, show_down, hand_end, sit_out and round_end may be left out; "
         "other names are ignored.",
+    )
+    form: Literal["plain", "compact"] | None = Field(
+        default=None,
+        description='How the bot wants its requests: "plain" (the default), each with the '
+        'hand\'s whole history, or "compact", each with only the history entries since its '
+        "previous request of the hand (observation.history_from says where they start).",
     )
 
 

@@ -19,7 +19,7 @@ decodes. What a bot sends is always validated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from engine.cards import CARD_NAMES, card_names
 from engine.hand import Action as EngineAction
@@ -89,9 +89,12 @@ def observation_model(
     scores: Sequence[int],
     target: int,
     history: Sequence[Told] = (),
+    *,
+    history_from: int | None = None,
 ) -> Observation:
     """The protocol observation for the player to move (``history``: the hand's actions as this
-    player was told them)."""
+    player was told them; ``history_from``: where they start in the hand's, in the compact
+    form)."""
     if obs.phase is Phase.FINISHED:
         raise ValueError("no observation is sent once the hand is over")
     return trusted(
@@ -112,6 +115,7 @@ def observation_model(
         scores=list(scores),
         target=target,
         history=history_models(history),
+        history_from=history_from,
     )
 
 
@@ -150,8 +154,11 @@ def told(decision: Decision) -> tuple[Told, ...]:
     return history
 
 
-def request_model(decision: Decision) -> Request:
-    """The request message of ``decision``, as the player is to see it."""
+def request_model(decision: Decision, start: int | None = None) -> Request:
+    """The request message of ``decision``, as the player is to see it: in the plain form, or
+    with ``start`` in the compact one (the history from entry ``start`` on, and its
+    ``history_from``)."""
+    first = _first(decision) if start is None else start
     request = trusted(
         Request,
         type="request",
@@ -163,17 +170,18 @@ def request_model(decision: Decision) -> Request:
             decision.hand_number,
             decision.scores,
             decision.target,
-            decision.told[_first(decision) : decision.told_count],
+            decision.told[first : decision.told_count],
+            history_from=start,
         ),
         clock=trusted(Clock, move_ms=decision.move_ms, bank_ms=round(decision.bank * 1000)),
     )
     return as_seat_zero(request) if decision.relabel else request
 
 
-def request_json(decision: Decision) -> bytes:
-    """The line :func:`protocol.codec.encode` writes for :func:`request_model` of ``decision``,
-    written straight from its values (the wire's hot path; ``tests/arena/play/test_typed.py`` holds
-    the two equal over whole games in every format)."""
+def request_json(decision: Decision, start: int | None = None) -> bytes:
+    """The line :func:`protocol.codec.encode` writes for :func:`request_model` of ``decision``
+    (and ``start``), written straight from its values (the wire's hot path;
+    ``tests/arena/play/test_typed.py`` holds the two equal over whole games in every format)."""
     seen = decision.seen
     seat, dealer, scores = seen.player, seen.dealer, decision.scores
     if decision.relabel:
@@ -197,10 +205,37 @@ def request_json(decision: Decision) -> bytes:
     )
     hand = seen.hand
     legal = b",".join([legal_json(action, hand) for action in decision.legal])
-    history = _history_json(decision)
-    return b"".join(
-        [head.encode(), legal, observation.encode(), b',"history":[', history, b"]", tail.encode()]
-    )
+    history = _history_json(decision, _first(decision) if start is None else start)
+    since = b"" if start is None else b',"history_from":%d' % start
+    parts = [head.encode(), legal, observation.encode(), b',"history":[', history, b"]"]
+    return b"".join([*parts, since, tail.encode()])
+
+
+class RequestForm:
+    """The form of the requests one bot is sent (``ready.form``): plain, each with the hand's
+    whole history, or compact, each with the entries since the bot's previous request of the
+    hand; for the compact form, what the bot has been sent so far."""
+
+    __slots__ = ("_sent", "compact")
+
+    def __init__(self, compact: bool = False) -> None:
+        self.compact = compact
+        self._sent: tuple[Sequence[Told], int] | None = None
+
+    def start(self, decision: Decision) -> int | None:
+        """Where the history of ``decision``'s request starts (None: the plain form), and, in
+        the compact form, the entries up to its end counted as sent."""
+        if not self.compact:
+            return None
+        told, count = decision.told, decision.told_count
+        sent = self._sent
+        start = sent[1] if sent is not None and sent[0] is told and sent[1] <= count else 0
+        self._sent = (told, count)
+        return start
+
+
+PLAIN: Final = RequestForm()
+"""The plain form, which keeps no state."""
 
 
 class History(list[Told]):
@@ -223,9 +258,9 @@ def _entry_json(entry: Told, relabel: bool) -> bytes:
     return b'{"player":%d,"action":%s%s}' % (seat, action_json(action), drawn)
 
 
-def _history_json(decision: Decision) -> bytes:
+def _history_json(decision: Decision, first: int) -> bytes:
     told, relabel = decision.told, decision.relabel
-    first, count = _first(decision), decision.told_count
+    count = decision.told_count
     if type(told) is not History:
         return b",".join([_entry_json(entry, relabel) for entry in told[first:count]])
     written = told._json

@@ -22,7 +22,7 @@ from engine.hand import Action as EngineAction
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
 from protocol.convert import engine_action, own_action
-from protocol.views import Decision, request_model
+from protocol.views import PLAIN, Decision, RequestForm, request_model
 
 
 class BotError(ArenaError, RuntimeError):
@@ -92,6 +92,8 @@ class Connection(ABC):
     """One bot, as the referee sees it."""
 
     name: str
+    form: RequestForm = PLAIN
+    """The form of the bot's requests, as its ``ready`` asked (set once it has started)."""
 
     @abstractmethod
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
@@ -110,7 +112,8 @@ class Connection(ABC):
         """Ask the bot to act: send the request of ``decision`` (:meth:`ask`, with the time
         ``decision.free + decision.bank``) and return the action it chose, as the engine's, with
         the seconds it took. Its legality is the referee's to check."""
-        reply, elapsed = self.ask(request_model(decision), decision.free + decision.bank)
+        request = request_model(decision, self.form.start(decision))
+        reply, elapsed = self.ask(request, decision.free + decision.bank)
         return engine_action(reply.action), elapsed
 
     @abstractmethod
@@ -220,9 +223,11 @@ class InProcessConnection(Connection):
         if answer is None:
             raise BotStartupError("did not answer hello", self.name)
         try:
-            return check_ready(answer, hello, self.name)
+            ready = check_ready(answer, hello, self.name)
         except ProtocolViolation as error:
             raise BotStartupError(error.detail, self.name) from None
+        self.form = RequestForm(ready.form == "compact")
+        return ready
 
     def send(self, message: m.Message) -> None:
         if self._bot is None:

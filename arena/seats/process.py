@@ -63,7 +63,7 @@ from engine.hand import ActionKind
 from protocol import messages as m
 from protocol.codec import ProtocolError, decode, encode, quote
 from protocol.convert import engine_action, reply_action
-from protocol.views import Decision, request_json
+from protocol.views import Decision, RequestForm, request_json
 
 BACKSTOP_SECONDS: Final = 2.0
 """The deadline of a write of events: a bot that has not read its input by then is killed."""
@@ -366,6 +366,7 @@ class ProcessConnection(Connection):
             raise BotStartupError(error.detail, self.name) from None
         if self.honours_ignores:
             self._ignored = frozenset(ready.ignores or ()) & m.SKIPPABLE_EVENTS
+        self.form = RequestForm(ready.form == "compact")
         self._pause()
         return ready
 
@@ -602,7 +603,9 @@ class ProcessConnection(Connection):
         taken by a look-up (:func:`~protocol.convert.reply_action`); any other reply is decoded
         and validated."""
         line, elapsed = self._exchange(
-            request_json(decision), decision.free + decision.bank, pause=False
+            request_json(decision, self.form.start(decision)),
+            decision.free + decision.bank,
+            pause=False,
         )
         try:
             action = reply_action(line, decision.id)

@@ -43,6 +43,8 @@ END: Final = "<!-- transcript:end -->"
 
 SEED: Final = 355
 THREE_PLAYER_SEED: Final = 0
+COMPACT_BEGIN: Final = "<!-- transcript-compact:begin -->"
+COMPACT_END: Final = "<!-- transcript-compact:end -->"
 THREE_BEGIN: Final = "<!-- transcript-three-player:begin -->"
 THREE_END: Final = "<!-- transcript-three-player:end -->"
 RULES: Final = Rules().replace(game_target=1)
@@ -61,14 +63,22 @@ class StaleError(ValueError):
 ARROWS: Final[dict[str, Direction]] = {wire.TO_BOT: "->", wire.FROM_BOT: "<-"}
 
 
+class PlainGreedyBot(GreedyBot):
+    """The greedy bot asking for the plain form (the SDK asks for the compact one)."""
+
+    form = "plain"
+
+
 def play(
-    seed: int = SEED, rules: Rules = RULES, mode: Mode = Mode.TWO_PLAYER
+    seed: int = SEED, rules: Rules = RULES, mode: Mode = Mode.TWO_PLAYER, compact: bool = False
 ) -> tuple[list[Line], GameOutcome]:
-    """Play one game between greedy bots; return every line on the wire and the outcome (the
-    seat of each line is the player's number in other formats)."""
+    """Play one game between greedy bots, in the plain or the ``compact`` form; return every
+    line on the wire and the outcome (the seat of each line is the player's number in other
+    formats)."""
+    bot = GreedyBot if compact else PlainGreedyBot
     referee = Referee(rules, CLOCK, ids=random.Random(SEED))  # stable ids for a stable document
     # Named by seat, so that the wire tells the greedy bots apart.
-    connections = [InProcessConnection(f"seat {seat}", GreedyBot) for seat in range(mode.players)]
+    connections = [InProcessConnection(f"seat {seat}", bot) for seat in range(mode.players)]
     seats = {connection.name: seat for seat, connection in enumerate(connections)}
     with wire.tap() as tapped:
         for seat, connection in enumerate(connections):
@@ -84,9 +94,10 @@ def play(
     return lines, outcome
 
 
-def transcript() -> str:
-    """The content of the transcript block: a caption and the lines in a code block."""
-    lines, outcome = play()
+def transcript(compact: bool = False) -> str:
+    """The content of the transcript block (plain, or ``compact``): a caption and the lines in a
+    code block."""
+    lines, outcome = play(compact=compact)
     if outcome.failure is not None or outcome.hands != 1:
         raise RuntimeError(f"seed {SEED} no longer gives a one-hand game: {outcome}")
     changed = ", ".join(f"{k}={v}" for k, v in RULES.changes_from(Rules()).items())
@@ -94,8 +105,14 @@ def transcript() -> str:
     return (
         f"Seed {SEED}, rules `hoyle` with `{changed}`, time control move "
         f"{CLOCK.message().move_ms} ms, bank {CLOCK.message().bank_ms} ms;\n"
-        f"two `greedy` bots; {len(lines)} lines.\n\n```text\n{body}\n```"
+        f"two `greedy` bots{' asking for the compact form' if compact else ''}; "
+        f"{len(lines)} lines.\n\n```text\n{body}\n```"
     )
+
+
+def compact_transcript() -> str:
+    """The block of the same game in the compact form: only the requests' histories differ."""
+    return transcript(compact=True)
 
 
 def three_player_transcript() -> str:
@@ -113,7 +130,11 @@ def three_player_transcript() -> str:
     )
 
 
-BLOCKS: Final = ((BEGIN, END, transcript), (THREE_BEGIN, THREE_END, three_player_transcript))
+BLOCKS: Final = (
+    (BEGIN, END, transcript),
+    (COMPACT_BEGIN, COMPACT_END, compact_transcript),
+    (THREE_BEGIN, THREE_END, three_player_transcript),
+)
 
 
 def _span(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int]:

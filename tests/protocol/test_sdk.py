@@ -82,6 +82,7 @@ def test_the_handshake_answers_ready_with_the_bots_identity() -> None:
             "author": "gin-rummy-arena",
             "bot_version": "1",
             "ignores": sorted(GreedyBot.ignored_events()),
+            "form": "compact",
         }
     ]
 

@@ -141,6 +141,7 @@ def test_the_observation_carries_every_field_from_the_engine() -> None:
         "scores": [12, 30],
         "target": 100,
         "history": [],
+        "history_from": None,
     }
 
 

@@ -26,7 +26,7 @@ from protocol import messages as m
 from protocol.codec import decode, encode
 from protocol.convert import action_json, engine_action, reply_action
 from protocol.messages import HISTORY_LIMIT
-from protocol.views import Decision, History, request_json, request_model
+from protocol.views import Decision, History, RequestForm, request_json, request_model
 
 
 class Keeper(RandomBot):
@@ -169,6 +169,7 @@ class Writer(Connection):
     def __init__(self, name: str) -> None:
         self.name = name
         self.checked = 0
+        self.form = RequestForm(compact=True)
 
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
         return m.Ready(type="ready", protocol_version=1, name=self.name)
@@ -182,6 +183,8 @@ class Writer(Connection):
     def decide(self, decision: Decision) -> tuple[EngineAction, float]:
         line = request_json(decision)
         assert line == encode(request_model(decision))
+        start = self.form.start(decision)  # the compact form, from the previous request on
+        assert request_json(decision, start) == encode(request_model(decision, start))
         self.checked += 1
         choice = decision.legal[self.checked % len(decision.legal)]
         reply = b'{"type":"reply","id":%d,"action":%s}\n' % (decision.id, action_json(choice))
