@@ -44,6 +44,7 @@ from engine.modes import Mode
 from engine.rules import HOYLE, Rules
 from protocol import messages as m
 from protocol.codec import ProtocolError
+from protocol.views import PLAIN
 
 HELP = "check a bot against the protocol and the rules, situation by situation"
 DESCRIPTION = """\
@@ -240,6 +241,7 @@ def check_bot(
     checks = [handshake, *session.send_unknown()]
     checks += session.scenarios()
     checks += session.full_games(games)
+    checks += session.plain_requests()
     checks += session.formats()
     if session.is_process and not any(c.name == UNKNOWN for c in checks):
         checks.append(Check(UNKNOWN, True, "an unknown message type changed nothing"))
@@ -310,7 +312,8 @@ class _Session:
             f"ready in {time.perf_counter() - started:.2f} s: protocol {ready.protocol_version}, "
             f"{ready.name!r} {ready.bot_version!r}"
             + (f" by {printable(ready.author)}" if ready.author else "")
-            + (f"; ignores {', '.join(map(printable, ready.ignores))}" if ready.ignores else ""),
+            + (f"; ignores {', '.join(map(printable, ready.ignores))}" if ready.ignores else "")
+            + ("; asks for the compact form" if ready.form == "compact" else ""),
         )
         # Named apart from the bot, whose lines are taken off the wire by its name.
         name = "greedy" if inner.name != "greedy" else "opponent"
@@ -385,6 +388,27 @@ class _Session:
             )
             self._restart_after(outcome)
         return checks
+
+    def plain_requests(self) -> list[Check]:
+        """For a bot that asked for the compact form: a game whose requests are plain, as a
+        referee that does not know the form sends them (the form says the bot must take a
+        request without ``history_from`` as the whole hand's)."""
+        if not self.inner.form.compact:
+            return []
+        asked = self.inner.form
+        self.inner.form = PLAIN
+        try:
+            outcome, lines = self._play(HOYLE.replace(game_target=50), seed=2000)
+        finally:
+            self.inner.form = asked
+        check = _judge(
+            "plain requests, though compact asked for",
+            "a game as a referee without the compact form plays it",
+            outcome,
+            lines,
+        )
+        self._restart_after(outcome)
+        return [check]
 
     def formats(self) -> list[Check]:
         """A short game in each format of :data:`FORMAT_CHECKS`, a check each."""

@@ -132,3 +132,14 @@ def test_a_slow_reply_is_named_and_counted_in_the_response_times(tmp_path: Path)
         r"1 of \d+ requests timed out; slowest answered [\d.]+ ms \(move time 200 ms\)",
         problems["response times"],
     ), problems
+
+
+def test_a_bot_asking_for_the_compact_form_is_also_sent_plain_requests(tmp_path: Path) -> None:
+    """The SDK's bots ask for the compact form and pass a game of plain requests too; a bot that
+    needs ``history_from`` in every request fails that check alone."""
+    checks = run_checks(tmp_path / "sdk", (sys.executable, "-m", "bots.greedy"))
+    assert "asks for the compact form" in checks["handshake"].detail
+    assert checks["plain requests, though compact asked for"].ok
+    fussy = run_checks(tmp_path / "fussy", (sys.executable, str(HERE / "compact_only.py")))
+    assert set(failed(fussy)) == {"plain requests, though compact asked for"}, failed(fussy)
+    assert "crash" in fussy["plain requests, though compact asked for"].detail
