@@ -19,7 +19,7 @@ from typing import Final, NoReturn
 
 import pydantic
 
-from protocol.messages import MAX_LINE_BYTES, MESSAGE_ADAPTER, MESSAGE_TYPES, Message
+from protocol.messages import MAX_LINE_BYTES, MESSAGE_TYPES, Message
 
 MAX_DEPTH: Final = 16
 """The deepest nesting of objects and arrays, the message itself counting as level 1. The deepest
@@ -123,8 +123,8 @@ def decode(line: str | bytes) -> Message:
         raise InvalidMessage(f"the message type must be a string, not {_cut(repr(kind))}", raw)
     if kind not in MESSAGE_TYPES:
         raise UnknownMessage(f"unknown message type {quote(kind)}", raw)
-    try:
-        return MESSAGE_ADAPTER.validate_python(data)
+    try:  # the type's own model: only the models of the types a process meets are ever built
+        return MESSAGE_TYPES[kind].model_validate(data)  # type: ignore[return-value]
     except pydantic.ValidationError as error:
         raise InvalidMessage(f"bad {kind} message: {_explain(error)}", raw) from None
 
@@ -164,7 +164,7 @@ def parse_json(line: bytes) -> object:
 def _explain(error: pydantic.ValidationError) -> str:
     parts = []
     for item in error.errors()[:3]:
-        where = ".".join(str(p) for p in item["loc"][1:]) or "message"
+        where = ".".join(str(p) for p in item["loc"]) or "message"
         msg = item["msg"]
         if item["type"] == "union_tag_invalid":
             msg = (

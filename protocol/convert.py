@@ -20,14 +20,18 @@ from engine.hand import Action as EngineAction
 from engine.melds import deadwood
 from protocol.messages import Action, DiscardAction, DrawAction, KnockAction, PassAction
 
-_PASS = PassAction(kind="pass")
-_DRAW_STOCK = DrawAction(kind="draw", source="stock")
-_DRAW_DISCARD = DrawAction(kind="draw", source="discard")
-_DISCARDS = tuple(DiscardAction(kind="discard", card=CARD_NAMES[c]) for c in range(52))
-_KNOCKS = tuple(KnockAction(kind="knock", card=CARD_NAMES[c]) for c in range(52))
-_BIG_GIN = KnockAction(kind="knock")
-_GIN_KNOCKS = tuple(KnockAction(kind="knock", card=CARD_NAMES[c], gin=True) for c in range(52))
-_BIG_GIN_MARKED = KnockAction(kind="knock", gin=True)
+_PASS = PassAction.model_construct(kind="pass")
+_DRAW_STOCK = DrawAction.model_construct(kind="draw", source="stock")
+_DRAW_DISCARD = DrawAction.model_construct(kind="draw", source="discard")
+_DISCARDS = tuple(
+    DiscardAction.model_construct(kind="discard", card=CARD_NAMES[c]) for c in range(52)
+)
+_KNOCKS = tuple(KnockAction.model_construct(kind="knock", card=CARD_NAMES[c]) for c in range(52))
+_BIG_GIN = KnockAction.model_construct(kind="knock")
+_GIN_KNOCKS = tuple(
+    KnockAction.model_construct(kind="knock", card=CARD_NAMES[c], gin=True) for c in range(52)
+)
+_BIG_GIN_MARKED = KnockAction.model_construct(kind="knock", gin=True)
 
 
 def card_mask(cards: Iterable[str]) -> int:

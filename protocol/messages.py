@@ -92,7 +92,7 @@ DrawSource = Literal["stock", "discard"]
 
 
 class _Message(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 Built = TypeVar("Built", bound=BaseModel)
@@ -491,7 +491,9 @@ RefereeMessage = (
 BotMessage = Ready | Reply
 Message = Annotated[RefereeMessage | BotMessage, Field(discriminator="type")]
 
-MESSAGE_ADAPTER: Final[TypeAdapter[Message]] = TypeAdapter(Message)
+MESSAGE_ADAPTER: Final[TypeAdapter[Message]] = TypeAdapter(
+    Message, config=ConfigDict(defer_build=True)
+)
 """Decodes any message of either direction."""
 
 MESSAGE_TYPES: Final = {
