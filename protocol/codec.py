@@ -124,7 +124,7 @@ def decode(line: str | bytes) -> Message:
     if kind not in MESSAGE_TYPES:
         raise UnknownMessage(f"unknown message type {quote(kind)}", raw)
     try:  # the type's own model: only the models of the types a process meets are ever built
-        return MESSAGE_TYPES[kind].model_validate(data)  # type: ignore[return-value]
+        return MESSAGE_TYPES[kind].model_validate(data)
     except pydantic.ValidationError as error:
         raise InvalidMessage(f"bad {kind} message: {_explain(error)}", raw) from None
 
