@@ -169,7 +169,6 @@ class BotGroup:
         self.version = version
         self.limits = limits
         self._join: list[int] = []
-        self._procs: int | None = None
         self._freezer: int | None = None
         self._cpu: int | None = None
         self._cpu_v2 = False
@@ -303,13 +302,13 @@ class BotGroup:
             return False
 
     def pids(self) -> list[int]:
-        """The processes in the group now (read through a descriptor kept open: this is done
-        twice a move)."""
+        """The processes in the group now: read from a fresh open each time, since a v1
+        hierarchy keeps the list it gave a descriptor (for a second after its last read) and
+        would go on showing a process that has ended."""
         try:
-            if self._procs is None:
-                where = self.dirs.get("") or self.dirs.get("pids") or next(iter(self.dirs.values()))
-                self._procs = os.open(where / "cgroup.procs", os.O_RDONLY)
-            return [int(p) for p in os.pread(self._procs, 1 << 16, 0).split()]
+            where = self._freeze_dir() or self.dirs.get("pids") or next(iter(self.dirs.values()))
+            with open(where / "cgroup.procs", "rb") as file:
+                return [int(p) for p in file.read().split()]
         except (OSError, ValueError, StopIteration):
             return []
 
@@ -402,11 +401,11 @@ class BotGroup:
                         break
                     self.kill()
                     time.sleep(0.01)
-        for fd in (self._procs, self._freezer, self._cpu):
+        for fd in (self._freezer, self._cpu):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self._procs = self._freezer = self._cpu = None
+        self._freezer = self._cpu = None
         self.dirs.clear()
 
     def _forget(self, deadline: float) -> None:

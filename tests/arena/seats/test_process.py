@@ -26,6 +26,7 @@ from arena.seats import launch, output, process, reaper, wire
 from arena.seats.botspec import BotSpec
 from arena.seats.connection import BotCrashed, BotTimeout, MalformedMessage, ProtocolViolation
 from arena.seats.process import QUIT_WAIT_SECONDS, ProcessConnection
+from arena.seats.walls import limits
 from engine.rules import HOYLE
 from protocol import messages as m
 from protocol.codec import encode
@@ -375,3 +376,37 @@ def test_the_events_a_bot_says_it_ignores_are_not_sent(tmp_path: Path) -> None:
     assert ("strong", "played") in sent and ("random", "request") in sent
     assert ("random", "played") not in sent and ("random", "hand_start") not in sent
     assert ("random", "game_end") in sent, "game_start, game_end and error always go"
+
+
+# -- a bot's end, seen when it happens -------------------------------------------------------------
+
+
+def test_wait_exit_is_woken_by_the_end_and_gives_up_at_its_time() -> None:
+    quick = subprocess.Popen([sys.executable, "-c", "pass"])
+    assert process.wait_exit(quick, 30.0) and quick.returncode == 0
+    assert process.wait_exit(quick, 0.0)  # already ended and reaped: at once
+    stuck = subprocess.Popen(["sleep", "30"])
+    try:
+        assert not process.wait_exit(stuck, 0.05)
+        assert stuck.poll() is None
+    finally:
+        stuck.kill()
+        stuck.wait()
+
+
+@pytest.mark.skipif(limits.unavailable() is not None, reason="no control groups for bots here")
+def test_a_groups_processes_are_read_afresh_after_one_ends() -> None:
+    """A v1 hierarchy keeps the process list it gave an open descriptor for a second after its
+    last read: read through one, a process that has ended would be listed on, and removing its
+    group would wait for nothing."""
+    group = limits.BotGroup.create("afresh", limits.Limits())
+    group.open_join()
+    try:
+        child = subprocess.Popen(["sleep", "30"], preexec_fn=group.join)  # noqa: PLW1509
+        group.close_join()
+        assert group.pids() == [child.pid]
+        child.kill()
+        child.wait()
+        assert group.pids() == []
+    finally:
+        group.remove()
