@@ -4,8 +4,8 @@ from outside, taken in turn.
 - ``match``: ``gin-arena match random random --subprocess --hands N --seed S`` as a user runs it
   (two SDK bots as programs, the default sandbox, or ``--sandbox none``), start-up included;
 - ``pipe``: the physical limit for a Python bot here: a Python process that writes the same
-  request lines, one at a time, to a Python child that reads each line and answers it with a
-  short line, lockstep, as the referee and a bot do (start-up included).
+  request lines, one at a time, to a Python child that reads each line and writes it back,
+  lockstep, as the referee and a bot take turns (start-up included).
 
 Both count the same requests (the match's own, read from its ``--log-wire`` once, untimed), so
 requests a second compare directly::
@@ -32,10 +32,10 @@ ECHO = (
     "import sys\n"
     "read, write, flush = sys.stdin.buffer.readline, sys.stdout.buffer.write, sys.stdout.flush\n"
     "while line := read():\n"
-    "    write(b'{\"type\":\"reply\",\"id\":1,\"action\":{\"type\":\"pass\"}}\\n')\n"
+    "    write(line)\n"
     "    flush()\n"
 )
-"""The bare bot: a line in, a short line out."""
+"""The bare bot: each line read is written back, as ``cat`` would (lockstep, in Python)."""
 
 
 def gin_arena() -> str:
@@ -128,7 +128,8 @@ def main() -> None:
             f"{what:24} {statistics.median(ts):6.2f} s  {rate[what]:8,.0f} requests/s  "
             f"{share:.2f} of the pipe"
         )
-    walls = [a / b for a, b in zip(times["match, default sandbox"], times["match, --sandbox none"])]
+    walled, bare = times["match, default sandbox"], times["match, --sandbox none"]
+    walls = [a / b for a, b in zip(walled, bare, strict=True)]
     print(f"the walls alone: default / none wall time {statistics.median(walls):.2f} (per round)")
 
 
