@@ -303,15 +303,21 @@ def warm_shared() -> int:
     first evicted when it ends (:mod:`arena.seats.walls.limits`); read by the referee, these
     pages stay cached in every seating, so a bot does not read them from disk at every start,
     and, being cached all along, they tell no seating anything."""
-    roots = [Path(p) for p in sdk_paths()]
+    sdk = [Path(p) for p in sdk_paths()]
     stdlib = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    roots += [stdlib / "__pycache__", stdlib / "lib-dynload", stdlib / "json", stdlib / "encodings"]
+    roots = [*sdk, stdlib / "__pycache__", stdlib / "lib-dynload", stdlib / "json"]
+    roots.append(stdlib / "encodings")
     tag = sys.implementation.cache_tag
     done = 0
     for root in roots:
+        sources = root in sdk  # read as well where no bytecode is written (PYTHONDONTWRITEBYTECODE)
         for path in sorted(root.rglob("*")) if root.is_dir() else ():
             name = path.name
-            wanted = (name.endswith(".pyc") and tag in name) or name.endswith(".so")
+            wanted = (
+                (name.endswith(".pyc") and tag in name)
+                or name.endswith(".so")
+                or (sources and name.endswith(".py"))
+            )
             if not wanted or done > WARM_BYTES:
                 continue
             with contextlib.suppress(OSError), open(path, "rb") as file:
