@@ -240,6 +240,40 @@ def test_a_lock_with_the_high_bits_set_takes_nothing_and_shows_nothing(tmp_path:
     assert found["reader"]["get"] == "ENOLCK" and not found["reader"]["seen"], found
 
 
+def partners_lock(tmp_path: Path, sandbox: str) -> dict[str, Any]:
+    """A partnership game of two greedy bots against a team whose first player takes a lock with
+    the command's high bits set and whose partner looks for it at every request."""
+    done = gin_arena(
+        *("match", covert("hilock", "holder"), "greedy", covert("hilock", "reader"), "greedy"),
+        *("--mode", "partnership", "--games", "1", "--seed", "3", "--sandbox", sandbox),
+        *("--set", "game_target=25", "--logs", str(tmp_path / "logs")),
+        timeout=LONG,
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = {}
+    for facts in reports(tmp_path / "logs"):
+        role = facts["role"]
+        if role == "reader":
+            facts["seen"] = facts["seen"] or found.get("reader", {}).get("seen", False)
+        found[role] = facts
+    assert set(found) == {"holder", "reader"}, found
+    return found
+
+
+def test_without_the_sandbox_partners_see_each_others_high_bit_lock(tmp_path: Path) -> None:
+    """The control, in the game the attack was made in: partners whose processes live side by
+    side for the whole game."""
+    found = partners_lock(tmp_path, "none")
+    assert found["holder"]["set"] == 0 and found["reader"]["seen"], found
+
+
+@needs_bwrap
+def test_partners_cannot_talk_through_a_high_bit_lock(tmp_path: Path) -> None:
+    found = partners_lock(tmp_path, "auto")
+    assert found["holder"]["set"] == 0, found
+    assert found["reader"]["get"] == "ENOLCK" and not found["reader"]["seen"], found
+
+
 def test_without_the_sandbox_the_host_counters_move(tmp_path: Path) -> None:
     """The control: what the bot does shows in the host's counters."""
     attacker = bot(tmp_path, "counters", sandbox=None)
