@@ -635,7 +635,7 @@ class ProcessConnection(Connection):
             if action is None:
                 reply = check_reply(decode_bot_line(line, self.name), decision.id, self.name)
                 action = engine_action(reply.action)
-        except BotError:
+        except BaseException:
             self._pause()
             raise
         if action.kind not in _DRAWS:
