@@ -84,7 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, text in entries:
         spec = resolve(text, name=name)
         match = Match(
-            (spec, opponent), rules, games=args.hands, single_hands=True, seed=args.seed, mirror=True
+            (spec, opponent),
+            rules,
+            games=args.hands,
+            single_hands=True,
+            seed=args.seed,
+            mirror=True,
         )
         pairings.append(Pairing(name, "opponent", match))
     test = ABTest("variants", "base", "opponent", args.hands, args.seed, pairings)

@@ -146,10 +146,7 @@ class CheatBot(ReferenceBot):
         return super().expected_losses(view, actions, odds, unseen)
 
     def world(self, view: View, odds: Sequence[float], unseen: int) -> Hand:
-        if "worlds" in self.parts:
-            opponent = self._truth
-        else:
-            opponent = self._sampled(view, odds, unseen)
+        opponent = self._truth if "worlds" in self.parts else self._sampled(view, odds, unseen)
         stock = cards_of(unseen & ~opponent)
         self.rng.shuffle(stock)
         return Hand.from_observation(view.seen, opponent, stock, self.rules)

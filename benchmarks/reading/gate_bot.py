@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The offline gate of issue 47: how well does the bot foresee the opponent's next turn?
+
+The reference bot, playing as it does, writes a line (JSONL, ``--log``) at each of its discards
+that is not a knock: its predictions, from the public history only, that the opponent takes the
+card thrown and that it knocks on its next turn, and what the opponent then did. Predictions:
+
+- ``odds``: the strong bot's (and so the search's) reading: P(take) the chance the card melds
+  with the opponent's hand by the card-by-card odds (:func:`bots.strong.discard_danger`); P(knock)
+  over hands drawn from those odds as dealt, every one weighing the same;
+- ``kept``: the same over hands drawn as kept (:func:`bots.strong.kept_opponent_hands`), every one
+  weighing the same (the take by :data:`bots.reading.RULE`);
+- ``filter``: those hands weighted by the mixture of opponent models (:mod:`bots.reading`).
+
+``python benchmarks/reading/gate.py LOG`` scores them (Brier skill against the base rate).
+Run it as a command-line bot, with time to spare for the logging::
+
+    gin-arena match "python benchmarks/reading/gate_bot.py --log /tmp/gate.jsonl" \\
+        "python benchmarks/peer_bots/openspiel_simple.py" --hands 200 --mirror --seed 4711 \\
+        --move-time 10 --sandbox none
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bots import reading
+from bots.reference import ReferenceBot
+from bots.sdk import View
+from bots.strong import discard_danger, sample_opponent_hands
+from engine.hand import Action, ActionKind
+from protocol import messages as m
+from protocol.convert import engine_action
+
+PARTICLES = 48
+
+
+class GateBot(ReferenceBot):
+    name = "reference-gate"
+
+    def __init__(self, seed: int, log: Path) -> None:
+        super().__init__(seed)
+        self.log = log
+        self.reading = reading.Reading()
+        self.pending: dict[str, Any] | None = None
+        self.credited = 0
+
+    def on_hand_start(self, message: m.HandStart) -> None:
+        self._flush()
+        super().on_hand_start(message)
+        self.credited = 0
+
+    def on_played(self, message: m.Played) -> None:
+        super().on_played(message)
+        pending = self.pending
+        if pending is None or message.player == self.seat:
+            return
+        kind = engine_action(message.action).kind
+        if "took" not in pending:
+            pending["took"] = int(kind is ActionKind.DRAW_DISCARD)
+        elif kind in (ActionKind.DISCARD, ActionKind.KNOCK):
+            pending["knocked"] = int(kind is not ActionKind.DISCARD)
+            self._flush()
+
+    def on_hand_end(self, message: m.HandEnd) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        pending, self.pending = self.pending, None
+        if pending is not None and "took" in pending:
+            pending.setdefault("knocked", 0)
+            with self.log.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(pending) + "\n")
+
+    def discard(self, view: View) -> Action:
+        action = super().discard(view)
+        if action.kind is ActionKind.DISCARD and action.card is not None:
+            self.pending = self.predict(view, action.card)
+        return action
+
+    def predict(self, view: View, card: int) -> dict[str, Any]:
+        unseen, odds, _, _ = self._situation(view)
+        turns = reading.opponent_turns(view.history, view.seat, view.first_upcard)
+        limit = view.knock_limit
+        size = view.opponent_hand_size
+        dealt = sample_opponent_hands(
+            self.rng, unseen, view.opponent_known, odds, PARTICLES, hand_size=size
+        )
+        if len(turns) > self.credited:  # credit the models once a turn, on hands as kept
+            self.credited = len(turns)
+            plain = [(h, 1.0) for h in self.opponent_hands(view, unseen, odds, PARTICLES)]
+            self.reading.update(*reading.turn_evidence([h for h, _ in plain], turns, limit))
+        weighted = reading.particles(
+            self.rng,
+            unseen,
+            view.opponent_known,
+            odds,
+            PARTICLES,
+            turns=turns,
+            knock_limit=limit,
+            reading=self.reading,
+            draws=self.memory.opponent_draws,
+        )
+        even = [(h, 1.0 / len(weighted)) for h, _ in weighted]
+        rule = reading.Reading(1.0, 0.0)
+        d = [(h, 1.0 / len(dealt)) for h in dealt]
+        return {
+            "stock": view.stock_size,
+            "share": self.reading.share,
+            "take_odds": discard_danger(card, odds),
+            "take_kept": reading.take_chance(even, card, rule),
+            "take_filter": reading.take_chance(weighted, card, self.reading),
+            "knock_odds": reading.knock_chance(d, card, unseen, limit),
+            "knock_kept": reading.knock_chance(even, card, unseen, limit),
+            "knock_filter": reading.knock_chance(weighted, card, unseen, limit),
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gate_bot.py", description=__doc__)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--log", type=Path, required=True, help="JSONL file appended to")
+    args = parser.parse_args(argv)
+    return GateBot(args.seed, args.log.resolve()).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

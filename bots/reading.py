@@ -1,0 +1,237 @@
+"""Reading the opponent: a weighted set of hands it may hold, judged by how it has played.
+
+The strong bot's odds (:func:`bots.strong.opponent_odds`) read the public history card by card.
+This module weighs whole hands by the *policy* that would have played them (policy-based
+inference, as Rebstock et al. 2019 and Solinas et al. 2019 do for Skat): a *particle* is a
+possible opponent hand, drawn as kept (:func:`bots.strong.kept_opponent_hands`), and its weight is
+the chance, under a mixture of opponent models, of the opponent's recent turns: that it did not
+knock with the hand it kept, that it threw the card it threw from the hand it held, and that it
+took or left the card on the pile. Two models:
+
+- :data:`RULE`: the family of OpenSpiel's simple bot and ``greedy``: take the pile's card when it
+  melds and lowers the deadwood, throw the highest of the least-deadwood discards, knock at once;
+  anything else is a rare slip (``slip``).
+- :data:`SOFT`: a careful player like ``strong``: throws weighted by ``exp(-extra / temper)``
+  (``extra``, the deadwood a throw leaves over the best throw), takes likely when the card melds,
+  knocks sometimes declined.
+
+The mixture's share (:attr:`Reading.share`, the chance the opponent plays by the rule) is fitted
+online from how well each model explains its turns, over the hand and the match.
+
+The past hands are reconstructed from the current one by undoing the turns since: the cards it
+threw since are put back, the cards it took since taken out (the cards it drew from the stock
+since stay unknown: the reconstruction keeps them, so only the last :data:`TURNS` turns are used).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from bots.search import highest, melds_with
+from bots.strong import kept_opponent_hands
+from engine.cards import cards_of
+from engine.hand import ActionKind
+from engine.melds import best_discards, deadwood
+from protocol.views import Told
+
+TURNS: Final = 3
+"""The opponent's most recent turns weighed (older ones are muddied by its unknown draws)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """An opponent model: how likely each observed choice is, given the hand it was made with."""
+
+    name: str
+    slip: float
+    """Chance of a choice the rule would not make (spread over the alternatives)."""
+    temper: float
+    """Throws weighted by ``exp(-extra / temper)``; 0: the rule's throw only."""
+    declines: float
+    """Chance it plays on with a hand it could knock with."""
+    takes: float
+    """Chance it takes a card that melds and lowers its deadwood (one that does not: ``slip``)."""
+
+    def knock_kept(self, hand: int, knock_limit: int) -> float:
+        """The chance of not knocking with the 10-card ``hand`` it kept after its throw."""
+        return self.declines if deadwood(hand) <= knock_limit else 1.0
+
+    def throw(self, held: int, card: int, forbidden: int = 0) -> float:
+        """The chance of throwing ``card`` from the 11-card ``held``."""
+        best, cards = best_discards(held, forbidden)
+        if self.temper <= 0:
+            return 1.0 - self.slip if card == highest(cards) else self.slip / 10
+        after = deadwood(held & ~(1 << card))
+        weights = [
+            math.exp(-(deadwood(held & ~(1 << c)) - best) / self.temper)
+            for c in cards_of(held & ~forbidden)
+        ]
+        return math.exp(-(after - best) / self.temper) / sum(weights)
+
+    def take(self, hand: int, card: int, took: bool, forbid_taken: bool = True) -> float:
+        """The chance of taking (``took``) or leaving ``card`` from the 10-card ``hand``."""
+        wants = melds_with(hand, card, forbid_taken)
+        p = self.takes if wants else self.slip
+        return p if took else 1.0 - p
+
+
+RULE: Final = Model("rule", slip=0.02, temper=0.0, declines=0.02, takes=0.97)
+SOFT: Final = Model("soft", slip=0.12, temper=2.0, declines=0.3, takes=0.8)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One opponent turn, as the bot saw it: the pile's top card when it drew (None when there
+    was none), whether it took it, and the card it threw (None if the turn has not ended)."""
+
+    top: int | None
+    took: bool
+    thrown: int | None
+
+
+def opponent_turns(history: Sequence[Told], me: int, first: int) -> list[Turn]:
+    """The opponent's turns of a hand's history (``View.history``), oldest first; ``first``, the
+    hand's first upcard."""
+    pile = [first]
+    turns: list[Turn] = []
+    top: int | None = None
+    took = False
+    for player, action, _card in history:
+        kind = action.kind
+        mine = player == me
+        if kind is ActionKind.DRAW_DISCARD:
+            if not mine:
+                top, took = pile[-1], True
+            pile.pop()
+        elif kind in (ActionKind.DRAW_STOCK, ActionKind.PASS):
+            if not mine and pile:
+                top, took = pile[-1], False
+                if kind is ActionKind.PASS:  # a pass of the first upcard is a turn of its own
+                    turns.append(Turn(top, False, None))
+                    top = None
+        elif kind in (ActionKind.DISCARD, ActionKind.KNOCK):
+            card = action.card
+            assert card is not None
+            pile.append(card)
+            if not mine:
+                turns.append(Turn(top, took, card))
+                top, took = None, False
+    return turns
+
+
+def likelihood(model: Model, hand: int, turns: Sequence[Turn], knock_limit: int) -> float:
+    """The chance under ``model`` of the opponent's ``turns`` (the last :data:`TURNS`) ending
+    with the 10-card ``hand``: undone turn by turn, newest first."""
+    p = 1.0
+    now = hand
+    recent = [t for t in turns if t.thrown is not None or t.top is not None][-TURNS:]
+    for i, turn in enumerate(reversed(recent)):
+        if turn.thrown is None:  # a pass of the first upcard
+            p *= model.take(now, turn.top, False) if turn.top is not None else 1.0
+            continue
+        if i == 0:
+            p *= model.knock_kept(now, knock_limit)
+        held = now | 1 << turn.thrown
+        taken = turn.top if turn.took and turn.top is not None else None
+        p *= model.throw(held, turn.thrown, 0 if taken is None else 1 << taken)
+        before = held & ~(1 << taken) if taken is not None else now
+        if turn.top is not None and before.bit_count() == 10 and not before >> turn.top & 1:
+            p *= model.take(before, turn.top, turn.took)
+        now = before if taken is not None else now
+    return p
+
+
+@dataclass
+class Reading:
+    """The mixture's share of :data:`RULE`, fitted online: a Beta-like tally of how much better
+    each model explained the opponent's turns (kept over the match)."""
+
+    rule: float = 1.0
+    soft: float = 1.0
+
+    @property
+    def share(self) -> float:
+        return self.rule / (self.rule + self.soft)
+
+    def update(self, rule_evidence: float, soft_evidence: float) -> None:
+        """Credit the models by their marginal likelihoods of the latest evidence."""
+        total = rule_evidence * self.share + soft_evidence * (1 - self.share)
+        if total <= 0:
+            return
+        self.rule += rule_evidence * self.share / total
+        self.soft += soft_evidence * (1 - self.share) / total
+
+
+def turn_evidence(
+    hands: Sequence[int], turns: Sequence[Turn], knock_limit: int
+) -> tuple[float, float]:
+    """The mean chance over ``hands`` of the opponent's newest turn under :data:`RULE` and under
+    :data:`SOFT`: what :meth:`Reading.update` credits the models with, once a turn."""
+    if not hands or not turns:
+        return 1.0, 1.0
+    last = turns[-1:]
+    rule = sum(likelihood(RULE, h, last, knock_limit) for h in hands) / len(hands)
+    soft = sum(likelihood(SOFT, h, last, knock_limit) for h in hands) / len(hands)
+    return rule, soft
+
+
+def particles(
+    rng: random.Random,
+    unseen: int,
+    opponent_known: int,
+    odds: Sequence[float],
+    count: int,
+    *,
+    turns: Sequence[Turn],
+    knock_limit: int,
+    reading: Reading,
+    draws: int = 0,
+) -> list[tuple[int, float]]:
+    """``count`` hands the opponent may hold (as kept) with their normalised weights under the
+    mixture; every hand holds the cards it is known to hold and only unseen cards otherwise."""
+    hands = kept_opponent_hands(
+        rng, unseen, opponent_known, odds, count, draws=draws, knock_limit=knock_limit
+    )
+    share = reading.share
+    weights = [
+        share * likelihood(RULE, h, turns, knock_limit)
+        + (1 - share) * likelihood(SOFT, h, turns, knock_limit)
+        for h in hands
+    ]
+    total = sum(weights)
+    if total <= 0:
+        return [(h, 1.0 / len(hands)) for h in hands]
+    return [(h, w / total) for h, w in zip(hands, weights, strict=True)]
+
+
+def take_chance(weighted: Sequence[tuple[int, float]], card: int, reading: Reading) -> float:
+    """The chance the opponent takes ``card`` if the bot throws it."""
+    share = reading.share
+    return sum(
+        w * (share * RULE.take(h, card, True) + (1 - share) * SOFT.take(h, card, True))
+        for h, w in weighted
+    )
+
+
+def knock_chance(
+    weighted: Sequence[tuple[int, float]], card: int, unseen: int, knock_limit: int
+) -> float:
+    """The chance the opponent can knock on its next turn after the bot throws ``card``: it takes
+    the card if it melds (the rule), else draws a stock card uniformly from the unseen cards it
+    does not hold."""
+    total = 0.0
+    for hand, w in weighted:
+        if melds_with(hand, card, True):
+            dead, _ = best_discards(hand | 1 << card, 1 << card)
+            total += w * (dead <= knock_limit)
+            continue
+        stock = cards_of(unseen & ~hand & ~(1 << card))
+        if not stock:
+            continue
+        hits = sum(best_discards(hand | 1 << s, 0)[0] <= knock_limit for s in stock)
+        total += w * hits / len(stock)
+    return total
