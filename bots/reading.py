@@ -136,6 +136,8 @@ def likelihood(model: Model, hand: int, turns: Sequence[Turn], knock_limit: int)
         if i == 0:
             p *= model.knock_kept(now, knock_limit)
         held = now | 1 << turn.thrown
+        if held.bit_count() != 11:  # the card is in this hand: it cannot have been thrown
+            return 0.0
         taken = turn.top if turn.took and turn.top is not None else None
         p *= model.throw(held, turn.thrown, 0 if taken is None else 1 << taken)
         before = held & ~(1 << taken) if taken is not None else now
