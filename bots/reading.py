@@ -237,3 +237,165 @@ def knock_chance(
         hits = sum(best_discards(hand | 1 << s, 0)[0] <= knock_limit for s in stock)
         total += w * hits / len(stock)
     return total
+
+
+# -- the forward filter --------------------------------------------------------------------------
+
+
+def _opponent_stock_draws(history: Sequence[Told], me: int) -> dict[int, int]:
+    """For each opponent stock draw (its index in ``history``), the card it threw next."""
+    out: dict[int, int] = {}
+    waiting: int | None = None
+    for i, (player, action, _card) in enumerate(history):
+        if player == me:
+            continue
+        if action.kind is ActionKind.DRAW_STOCK:
+            waiting = i
+        elif action.kind in (ActionKind.DISCARD, ActionKind.KNOCK) and waiting is not None:
+            assert action.card is not None
+            out[waiting] = action.card
+            waiting = None
+    return out
+
+
+@dataclass
+class _Particle:
+    hand: int
+    rule: float = 0.0
+    """Log-likelihood under :data:`RULE` (relative, since the last resampling)."""
+    soft: float = 0.0
+
+
+def _pick(rng: random.Random, mask: int) -> int:
+    choices = cards_of(mask)
+    return choices[rng.randrange(len(choices))]
+
+
+def _mixture(p: _Particle, share: float) -> float:
+    top = max(p.rule, p.soft)
+    return math.exp(top) * (share * math.exp(p.rule - top) + (1 - share) * math.exp(p.soft - top))
+
+
+def _resample(rng: random.Random, ps: list[_Particle], share: float) -> list[_Particle]:
+    weights = [_mixture(p, share) for p in ps]
+    total = sum(weights)
+    if total <= 0 or not math.isfinite(total):
+        return ps
+    ess = total * total / sum(w * w for w in weights)
+    if ess >= len(ps) / 2:
+        return ps
+    chosen = rng.choices(range(len(ps)), weights=weights, k=len(ps))
+    out = []
+    for i in chosen:
+        log_w = math.log(weights[i])
+        p = ps[i]
+        out.append(_Particle(p.hand, p.rule - log_w, p.soft - log_w))
+    return out
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x > 0 else -1e9
+
+
+def filtered(
+    rng: random.Random,
+    history: Sequence[Told],
+    me: int,
+    first_upcard: int,
+    unseen: int,
+    *,
+    count: int,
+    knock_limit: int,
+    share: float = 0.5,
+) -> list[tuple[int, float]]:
+    """``count`` opponent hands followed through the whole hand's ``history`` (``View.history``)
+    and their weights under the mixture (``share`` of :data:`RULE`): dealt at random from the
+    cards it may have been dealt, each take adds the card, each stock draw adds the card it threw
+    next if it did not hold it (else a card drawn at random), each choice (take or leave, throw,
+    not knocking) weighs the hand by its chance under each model, and the hands are resampled when
+    the weights run thin. ``unseen``: the cards the bot cannot see now."""
+    draws = _opponent_stock_draws(history, me)
+    thrown_later = took_all = 0
+    pile = [first_upcard]
+    for player, action, _card in history:
+        if action.kind is ActionKind.DRAW_DISCARD:
+            if player != me:
+                took_all |= 1 << pile[-1]
+            pile.pop()
+        elif action.kind in (ActionKind.DISCARD, ActionKind.KNOCK):
+            assert action.card is not None
+            pile.append(action.card)
+            if player != me:
+                thrown_later |= 1 << action.card
+    dealable = (unseen | thrown_later) & ~took_all & ~(1 << first_upcard)
+    ps = []
+    for _ in range(count):
+        pool = cards_of(dealable)
+        hand = sum(1 << c for c in rng.sample(pool, min(10, len(pool))))
+        ps.append(_Particle(hand))
+    pile = [first_upcard]
+    passes = 0
+    taken: int | None = None
+    for i, (player, action, _card) in enumerate(history):
+        kind = action.kind
+        mine = player == me
+        top = pile[-1] if pile else None
+        if kind is ActionKind.PASS:
+            passes += 1
+            if not mine and top is not None:
+                for p in ps:
+                    p.rule += _log(RULE.take(p.hand, top, False))
+                    p.soft += _log(SOFT.take(p.hand, top, False))
+            continue
+        if kind is ActionKind.DRAW_DISCARD:
+            pile.pop()
+            if not mine and top is not None:
+                taken = top
+                for p in ps:
+                    p.rule += _log(RULE.take(p.hand, top, True))
+                    p.soft += _log(SOFT.take(p.hand, top, True))
+                    p.hand |= 1 << top
+            continue
+        if kind is ActionKind.DRAW_STOCK:
+            if mine:
+                continue
+            chose = top is not None and passes != 2
+            thrown = draws.get(i)
+            for p in ps:
+                if chose and top is not None:
+                    p.rule += _log(RULE.take(p.hand, top, False))
+                    p.soft += _log(SOFT.take(p.hand, top, False))
+                free = dealable & ~p.hand
+                if thrown is not None and not p.hand >> thrown & 1:
+                    p.hand |= 1 << thrown  # the card it threw came from the stock
+                    n = free.bit_count()
+                    p.rule -= math.log(n) if n else 0.0
+                    p.soft -= math.log(n) if n else 0.0
+                elif free & ~(0 if thrown is None else 1 << thrown):
+                    p.hand |= 1 << _pick(rng, free & ~(0 if thrown is None else 1 << thrown))
+            passes = 0
+            continue
+        # a discard or a knock
+        card = action.card
+        assert card is not None
+        pile.append(card)
+        if not mine:
+            dealable &= ~(1 << card)  # in the pile now: no later stock draw gives it
+            forbidden = 0 if taken is None else 1 << taken
+            for p in ps:
+                if not p.hand >> card & 1 or p.hand.bit_count() != 11:
+                    p.rule = p.soft = -1e9
+                    continue
+                p.rule += _log(RULE.throw(p.hand, card, forbidden))
+                p.soft += _log(SOFT.throw(p.hand, card, forbidden))
+                p.hand &= ~(1 << card)
+                if kind is ActionKind.DISCARD:
+                    p.rule += _log(RULE.knock_kept(p.hand, knock_limit))
+                    p.soft += _log(SOFT.knock_kept(p.hand, knock_limit))
+            taken = None
+            ps = _resample(rng, ps, share)
+    weights = [_mixture(p, share) for p in ps]
+    total = sum(weights)
+    if total <= 0:
+        return [(p.hand, 1.0 / len(ps)) for p in ps]
+    return [(p.hand, w / total) for p, w in zip(ps, weights, strict=True)]

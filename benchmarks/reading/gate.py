@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-PREDICTORS = ("odds", "kept", "filter")
+PREDICTORS = ("odds", "kept", "filter", "forward")
 
 
 def brier_skill(predictions: Sequence[float], outcomes: Sequence[int]) -> tuple[float, float]:

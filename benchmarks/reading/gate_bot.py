@@ -10,7 +10,8 @@ card thrown and that it knocks on its next turn, and what the opponent then did.
   over hands drawn from those odds as dealt, every one weighing the same;
 - ``kept``: the same over hands drawn as kept (:func:`bots.strong.kept_opponent_hands`), every one
   weighing the same (the take by :data:`bots.reading.RULE`);
-- ``filter``: those hands weighted by the mixture of opponent models (:mod:`bots.reading`).
+- ``filter``: those hands weighted by the mixture of opponent models (:mod:`bots.reading`);
+- ``forward``: hands followed through the whole hand by :func:`bots.reading.filtered`.
 
 ``python benchmarks/reading/gate.py LOG`` scores them (Brier skill against the base rate).
 Run it as a command-line bot, with time to spare for the logging::
@@ -37,6 +38,7 @@ from protocol import messages as m
 from protocol.convert import engine_action
 
 PARTICLES = 48
+FORWARD = 200
 
 
 class GateBot(ReferenceBot):
@@ -105,6 +107,16 @@ class GateBot(ReferenceBot):
             reading=self.reading,
             draws=self.memory.opponent_draws,
         )
+        forward = reading.filtered(
+            self.rng,
+            view.history,
+            view.seat,
+            view.first_upcard,
+            unseen,
+            count=FORWARD,
+            knock_limit=limit,
+            share=self.reading.share,
+        )
         even = [(h, 1.0 / len(weighted)) for h, _ in weighted]
         rule = reading.Reading(1.0, 0.0)
         d = [(h, 1.0 / len(dealt)) for h in dealt]
@@ -117,6 +129,8 @@ class GateBot(ReferenceBot):
             "knock_odds": reading.knock_chance(d, card, unseen, limit),
             "knock_kept": reading.knock_chance(even, card, unseen, limit),
             "knock_filter": reading.knock_chance(weighted, card, unseen, limit),
+            "take_forward": reading.take_chance(forward, card, self.reading),
+            "knock_forward": reading.knock_chance(forward, card, unseen, limit),
         }
 
 

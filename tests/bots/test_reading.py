@@ -11,9 +11,21 @@ from hypothesis import strategies as st
 
 from bots import reading
 from bots.reading import RULE, SOFT, Reading, Turn
+from bots.search import rollout
 from bots.strong import HandMemory, opponent_odds, unseen_cards
-from engine.cards import parse_card, parse_cards
-from engine.hand import DISCARDS, DRAW_DISCARD, DRAW_STOCK, KNOCKS, PASS
+from engine.cards import cards_of, parse_card, parse_cards
+from engine.hand import (
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    KNOCKS,
+    PASS,
+    Action,
+    ActionKind,
+    Hand,
+    Phase,
+)
+from engine.rules import HOYLE
 
 
 def cards(text: str) -> int:
@@ -117,3 +129,52 @@ def test_take_and_knock_chances_of_a_known_hand() -> None:
     # it leaves the KH and draws 9C (a knock, as above) or KC (none), one chance in two
     assert reading.knock_chance(one, parse_card("KH"), cards("9C KC"), 10) == 0.5
     assert reading.knock_chance(one, parse_card("KH"), cards("KC"), 10) == 0.0
+
+
+def _played_hand(seed: int, stop: int) -> tuple[Hand, list[tuple[int, Action, int | None]]]:
+    """A hand of two fast-policy players (bots.search.rollout's) up to ``stop`` actions, and its
+    history as seat 0 was told it."""
+    deck = list(range(52))
+    random.Random(seed).shuffle(deck)
+    hand = Hand(HOYLE, 1, deck)
+    told: list[tuple[int, Action, int | None]] = []
+    while hand.phase is not Phase.FINISHED and len(told) < stop:
+        player = hand.to_move
+        before = hand.hands[player]
+        top = hand.pile[-1] if hand.pile else None
+        copy = hand.copy()
+        rollout(copy, player, 1)  # the fast policy's next action, applied on a copy
+        action = next(a for a in hand.legal_actions() if _same(hand, a, copy))
+        hand.apply(action)
+        card = None
+        if action.kind is ActionKind.DRAW_DISCARD:
+            card = top
+        elif action.kind is ActionKind.DRAW_STOCK and player == 0:
+            (card,) = cards_of(hand.hands[0] & ~before)
+        told.append((player, action, card))
+    return hand, told
+
+
+def _same(hand: Hand, action: Action, after: Hand) -> bool:
+    trial = hand.copy()
+    trial.apply(action)
+    return trial.hands == after.hands and trial.phase is after.phase and trial.pile == after.pile
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 30))
+def test_filtered_hands_are_consistent_with_what_seat_zero_knows(seed: int, stop: int) -> None:
+    hand, told = _played_hand(seed, stop)
+    if hand.phase is Phase.FINISHED:
+        return
+    seen = hand.observation(0)
+    unseen = unseen_cards(seen.hand, seen.discard_pile, seen.opponent_known)
+    weighted = reading.filtered(
+        random.Random(seed), told, 0, seen.first_upcard, unseen, count=40, knock_limit=10
+    )
+    assert sum(w for _, w in weighted) == pytest.approx(1.0)
+    size = hand.hands[1].bit_count()
+    for opponent, _w in weighted:
+        assert opponent.bit_count() == size
+        assert opponent & seen.opponent_known == seen.opponent_known
+        assert opponent & ~(unseen | seen.opponent_known) == 0
