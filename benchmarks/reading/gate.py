@@ -50,6 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in args.log.read_text(encoding="utf-8").splitlines()]
     print(f"{len(rows)} discards")
+    if rows and "hidden" in rows[0]:
+        hidden = sum(r["hidden"] for r in rows) / len(rows)
+        right = {n: sum(r[f"right_{n}"] for r in rows) / len(rows) for n in PREDICTORS}
+        print(
+            f"hidden cards {hidden:.2f}; right: "
+            + ", ".join(f"{n} {v:.2f}" for n, v in right.items())
+        )
+        for event, outcome in (("take", "took"), ("knock", "knocked")):
+            outcomes = [int(r[outcome]) for r in rows]
+            brier, skill = brier_skill([r[f"{event}_true"] for r in rows], outcomes)
+            print(f"{event}_true      Brier {brier:.4f} skill {skill:+.3f} (the real hand)")
     for key, v in score(rows).items():
         print(
             f"{key:14s} rate {v['rate']:.3f} mean {v['mean_prediction']:.3f} "

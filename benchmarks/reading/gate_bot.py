@@ -29,11 +29,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import cheat_bot
+
 from bots import reading
 from bots.reference import ReferenceBot
 from bots.sdk import View
 from bots.strong import discard_danger, sample_opponent_hands
-from engine.hand import Action, ActionKind
+from engine.game import Game
+from engine.hand import Action, ActionKind, Hand
 from protocol import messages as m
 from protocol.convert import engine_action
 
@@ -44,17 +47,27 @@ FORWARD = 200
 class GateBot(ReferenceBot):
     name = "reference-gate"
 
-    def __init__(self, seed: int, log: Path) -> None:
+    def __init__(self, seed: int, log: Path, match_seed: int | None = None) -> None:
         super().__init__(seed)
         self.log = log
+        self.match_seed = match_seed
+        self.dealt: Hand | None = None
+        self.game = 0
         self.reading = reading.Reading()
         self.pending: dict[str, Any] | None = None
         self.credited = 0
+
+    def on_game_start(self, message: m.GameStart) -> None:
+        super().on_game_start(message)
+        self.game = message.game
 
     def on_hand_start(self, message: m.HandStart) -> None:
         self._flush()
         super().on_hand_start(message)
         self.credited = 0
+        if self.match_seed is not None:
+            seed = cheat_bot.deal_seed(self.match_seed, self.game)
+            self.dealt = Game(self.rules, seed).hand.copy()
 
     def on_played(self, message: m.Played) -> None:
         super().on_played(message)
@@ -120,7 +133,17 @@ class GateBot(ReferenceBot):
         even = [(h, 1.0 / len(weighted)) for h, _ in weighted]
         rule = reading.Reading(1.0, 0.0)
         d = [(h, 1.0 / len(dealt)) for h in dealt]
-        return {
+        row: dict[str, Any] = {}
+        if self.dealt is not None:  # the truth, to score the reading itself (never played on)
+            truth = cheat_bot.real_opponent(view, self.dealt)
+            hidden = truth & ~view.opponent_known
+            row["hidden"] = hidden.bit_count()
+            row["take_true"] = reading.RULE.take(truth, card, True)
+            row["knock_true"] = reading.knock_chance([(truth, 1.0)], card, unseen, limit)
+            for name, hands in (("odds", d), ("kept", even), ("filter", weighted)):
+                row[f"right_{name}"] = sum(w * (h & hidden).bit_count() for h, w in hands)
+            row["right_forward"] = sum(w * (h & hidden).bit_count() for h, w in forward)
+        return row | {
             "stock": view.stock_size,
             "share": self.reading.share,
             "take_odds": discard_danger(card, odds),
@@ -138,8 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gate_bot.py", description=__doc__)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", type=Path, required=True, help="JSONL file appended to")
+    parser.add_argument(
+        "--match-seed", type=int, help="the match's seed: also log the truth (cheat_bot.py)"
+    )
     args = parser.parse_args(argv)
-    return GateBot(args.seed, args.log.resolve()).run()
+    return GateBot(args.seed, args.log.resolve(), args.match_seed).run()
 
 
 if __name__ == "__main__":
