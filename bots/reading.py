@@ -307,13 +307,15 @@ def filtered(
     count: int,
     knock_limit: int,
     share: float = 0.5,
+    hand_size: int = 10,
 ) -> list[tuple[int, float]]:
     """``count`` opponent hands followed through the whole hand's ``history`` (``View.history``)
     and their weights under the mixture (``share`` of :data:`RULE`): dealt at random from the
     cards it may have been dealt, each take adds the card, each stock draw adds the card it threw
     next if it did not hold it (else a card drawn at random), each choice (take or leave, throw,
     not knocking) weighs the hand by its chance under each model, and the hands are resampled when
-    the weights run thin. ``unseen``: the cards the bot cannot see now."""
+    the weights run thin. ``unseen``: the cards the bot cannot see now. Hands that cannot have
+    been its hand are left out (none at all: an empty list)."""
     draws = _opponent_stock_draws(history, me)
     thrown_later = took_all = 0
     pile = [first_upcard]
@@ -358,6 +360,7 @@ def filtered(
             continue
         if kind is ActionKind.DRAW_STOCK:
             if mine:
+                passes = 0
                 continue
             chose = top is not None and passes != 2
             thrown = draws.get(i)
@@ -383,8 +386,15 @@ def filtered(
             dealable &= ~(1 << card)  # in the pile now: no later stock draw gives it
             forbidden = 0 if taken is None else 1 << taken
             for p in ps:
-                if not p.hand >> card & 1 or p.hand.bit_count() != 11:
+                if not p.hand >> card & 1:
+                    # it was dealt this card (or drew it earlier): swap it in for a card the
+                    # hand holds by chance, neither taken from the pile nor thrown since
+                    loose = p.hand & ~took_all
+                    if loose:
+                        p.hand = (p.hand & ~(1 << _pick(rng, loose))) | 1 << card
+                if p.hand.bit_count() != 11 or not p.hand >> card & 1:
                     p.rule = p.soft = -1e9
+                    p.hand = (p.hand | 1 << card) & ~(1 << card)
                     continue
                 p.rule += _log(RULE.throw(p.hand, card, forbidden))
                 p.soft += _log(SOFT.throw(p.hand, card, forbidden))
@@ -394,8 +404,9 @@ def filtered(
                     p.soft += _log(SOFT.knock_kept(p.hand, knock_limit))
             taken = None
             ps = _resample(rng, ps, share)
-    weights = [_mixture(p, share) for p in ps]
+    alive = [p for p in ps if p.hand.bit_count() == hand_size and max(p.rule, p.soft) > -1e8]
+    weights = [_mixture(p, share) for p in alive]
     total = sum(weights)
     if total <= 0:
-        return [(p.hand, 1.0 / len(ps)) for p in ps]
-    return [(p.hand, w / total) for p, w in zip(ps, weights, strict=True)]
+        return [(p.hand, 1.0 / len(alive)) for p in alive]
+    return [(p.hand, w / total) for p, w in zip(alive, weights, strict=True)]

@@ -169,11 +169,19 @@ def test_filtered_hands_are_consistent_with_what_seat_zero_knows(seed: int, stop
         return
     seen = hand.observation(0)
     unseen = unseen_cards(seen.hand, seen.discard_pile, seen.opponent_known)
-    weighted = reading.filtered(
-        random.Random(seed), told, 0, seen.first_upcard, unseen, count=40, knock_limit=10
-    )
-    assert sum(w for _, w in weighted) == pytest.approx(1.0)
     size = hand.hands[1].bit_count()
+    weighted = reading.filtered(
+        random.Random(seed),
+        told,
+        0,
+        seen.first_upcard,
+        unseen,
+        count=40,
+        knock_limit=10,
+        hand_size=size,
+    )
+    assert weighted, "every hand followed was ruled out"
+    assert sum(w for _, w in weighted) == pytest.approx(1.0)
     for opponent, _w in weighted:
         assert opponent.bit_count() == size
         assert opponent & seen.opponent_known == seen.opponent_known
