@@ -8,9 +8,9 @@ the chance, under a mixture of opponent models, of the opponent's recent turns: 
 knock with the hand it kept, that it threw the card it threw from the hand it held, and that it
 took or left the card on the pile. Two models:
 
-- :data:`RULE`: the family of OpenSpiel's simple bot and ``greedy``: take the pile's card when it
-  melds and lowers the deadwood, throw the highest of the least-deadwood discards, knock at once;
-  anything else is a rare slip (``slip``).
+- :data:`RULE`: OpenSpiel's simple bot's rule (its family, with ``greedy``'s): take the pile's
+  card when it lets it knock or falls in the best meld group, throw the highest-ranked card of the
+  best meld group's deadwood, knock at once; anything else is a rare slip (``slip``).
 - :data:`SOFT`: a careful player like ``strong``: throws weighted by ``exp(-extra / temper)``
   (``extra``, the deadwood a throw leaves over the best throw), takes likely when the card melds,
   knocks sometimes declined.
@@ -31,11 +31,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from bots.search import highest, melds_with
+from bots.search import melds_with
 from bots.strong import kept_opponent_hands
 from engine.cards import cards_of
 from engine.hand import ActionKind
-from engine.melds import best_discards, deadwood
+from engine.melds import best_arrangement, best_discards, deadwood
 from protocol.views import Told
 
 TURNS: Final = 3
@@ -62,9 +62,14 @@ class Model:
 
     def throw(self, held: int, card: int, forbidden: int = 0) -> float:
         """The chance of throwing ``card`` from the 11-card ``held``."""
-        best, cards = best_discards(held, forbidden)
-        if self.temper <= 0:
-            return 1.0 - self.slip if card == highest(cards) else self.slip / 10
+        if self.temper <= 0:  # the rule: the highest rank of the best meld group's deadwood
+            dead = best_arrangement(held).deadwood_cards & ~forbidden
+            if not dead:
+                return (1.0 - self.slip) / 11
+            top = max(c % 13 for c in cards_of(dead))
+            ties = [c for c in cards_of(dead) if c % 13 == top]
+            return (1.0 - self.slip) / len(ties) if card in ties else self.slip / 10
+        best, _ = best_discards(held, forbidden)
         after = deadwood(held & ~(1 << card))
         weights = [
             math.exp(-(deadwood(held & ~(1 << c)) - best) / self.temper)
@@ -72,9 +77,19 @@ class Model:
         ]
         return math.exp(-(after - best) / self.temper) / sum(weights)
 
-    def take(self, hand: int, card: int, took: bool, forbid_taken: bool = True) -> float:
-        """The chance of taking (``took``) or leaving ``card`` from the 10-card ``hand``."""
-        wants = melds_with(hand, card, forbid_taken)
+    def take(self, hand: int, card: int, took: bool, knock_limit: int = 10) -> float:
+        """The chance of taking (``took``) or leaving ``card`` from the 10-card ``hand``: the
+        rule takes a card that lets it knock or that the best meld group of the eleven cards
+        melds (OpenSpiel's simple bot's rule); the soft model one that melds and lowers the
+        deadwood."""
+        if self.temper <= 0:
+            with_card = hand | 1 << card
+            wants = (
+                best_discards(with_card, 1 << card)[0] <= knock_limit
+                or not best_arrangement(with_card).deadwood_cards >> card & 1
+            )
+        else:
+            wants = melds_with(hand, card, True)
         p = self.takes if wants else self.slip
         return p if took else 1.0 - p
 
@@ -346,7 +361,7 @@ def filtered(
             passes += 1
             if not mine and top is not None:
                 for p in ps:
-                    p.rule += _log(RULE.take(p.hand, top, False))
+                    p.rule += _log(RULE.take(p.hand, top, False, knock_limit))
                     p.soft += _log(SOFT.take(p.hand, top, False))
             continue
         if kind is ActionKind.DRAW_DISCARD:
@@ -354,7 +369,7 @@ def filtered(
             if not mine and top is not None:
                 taken = top
                 for p in ps:
-                    p.rule += _log(RULE.take(p.hand, top, True))
+                    p.rule += _log(RULE.take(p.hand, top, True, knock_limit))
                     p.soft += _log(SOFT.take(p.hand, top, True))
                     p.hand |= 1 << top
             continue
@@ -366,7 +381,7 @@ def filtered(
             thrown = draws.get(i)
             for p in ps:
                 if chose and top is not None:
-                    p.rule += _log(RULE.take(p.hand, top, False))
+                    p.rule += _log(RULE.take(p.hand, top, False, knock_limit))
                     p.soft += _log(SOFT.take(p.hand, top, False))
                 free = dealable & ~p.hand
                 if thrown is not None and not p.hand >> thrown & 1:
