@@ -425,3 +425,155 @@ def filtered(
     if total <= 0:
         return [(p.hand, 1.0 / len(alive)) for p in alive]
     return [(p.hand, w / total) for p, w in zip(alive, weights, strict=True)]
+
+
+# -- rejuvenated by Metropolis moves -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Story:
+    """What :func:`replay` needs of a hand's history, worked out once."""
+
+    history: tuple[Told, ...]
+    me: int
+    first_upcard: int
+    draws: dict[int, int]
+    dealable: int
+    took_all: int
+    knock_limit: int
+
+
+def story(
+    history: Sequence[Told], me: int, first_upcard: int, unseen: int, knock_limit: int
+) -> _Story:
+    """The facts of ``history`` that every replay uses (see :func:`filtered`)."""
+    thrown = took_all = 0
+    pile = [first_upcard]
+    for player, action, _card in history:
+        if action.kind is ActionKind.DRAW_DISCARD:
+            if player != me:
+                took_all |= 1 << pile[-1]
+            pile.pop()
+        elif action.kind in (ActionKind.DISCARD, ActionKind.KNOCK):
+            assert action.card is not None
+            pile.append(action.card)
+            if player != me:
+                thrown |= 1 << action.card
+    dealable = (unseen | thrown) & ~took_all & ~(1 << first_upcard)
+    draws = _opponent_stock_draws(history, me)
+    return _Story(tuple(history), me, first_upcard, draws, dealable, took_all, knock_limit)
+
+
+def replay(s: _Story, dealt: int, seed: int, share: float) -> tuple[int, int, float]:
+    """Follow the opponent dealt ``dealt`` through the history (its stock draws that no throw
+    shows drawn with ``seed``): ``(dealt, hand now, log-likelihood under the mixture)``. A card it
+    threw that the hand lacks is swapped into ``dealt`` (the returned deal), so the replay always
+    ends with a hand that could be the opponent's; -inf when none can."""
+    rng = random.Random(seed)
+    hand = dealt
+    rule = soft = 0.0
+    pile = [s.first_upcard]
+    passes = 0
+    taken: int | None = None
+    dealable = s.dealable
+    limit = s.knock_limit
+    for i, (player, action, _card) in enumerate(s.history):
+        kind = action.kind
+        mine = player == s.me
+        top = pile[-1] if pile else None
+        if kind is ActionKind.PASS:
+            passes += 1
+            if not mine and top is not None:
+                rule += _log(RULE.take(hand, top, False, limit))
+                soft += _log(SOFT.take(hand, top, False))
+        elif kind is ActionKind.DRAW_DISCARD:
+            pile.pop()
+            if not mine and top is not None:
+                taken = top
+                rule += _log(RULE.take(hand, top, True, limit))
+                soft += _log(SOFT.take(hand, top, True))
+                hand |= 1 << top
+        elif kind is ActionKind.DRAW_STOCK:
+            if not mine:
+                if top is not None and passes != 2:
+                    rule += _log(RULE.take(hand, top, False, limit))
+                    soft += _log(SOFT.take(hand, top, False))
+                thrown = s.draws.get(i)
+                free = dealable & ~hand
+                if thrown is not None and not hand >> thrown & 1:
+                    hand |= 1 << thrown
+                    n = free.bit_count()
+                    rule -= math.log(n) if n else 0.0
+                    soft -= math.log(n) if n else 0.0
+                else:
+                    rest = free & ~(0 if thrown is None else 1 << thrown)
+                    if rest:
+                        hand |= 1 << _pick(rng, rest)
+            passes = 0
+        else:
+            card = action.card
+            assert card is not None
+            pile.append(card)
+            if mine:
+                continue
+            dealable &= ~(1 << card)
+            if not hand >> card & 1:
+                loose = dealt & hand & ~s.took_all
+                if not loose:
+                    return dealt, hand, -math.inf
+                out = _pick(rng, loose)
+                dealt = (dealt & ~(1 << out)) | 1 << card
+                hand = (hand & ~(1 << out)) | 1 << card
+            if hand.bit_count() != 11:
+                return dealt, hand, -math.inf
+            forbidden = 0 if taken is None else 1 << taken
+            rule += _log(RULE.throw(hand, card, forbidden))
+            soft += _log(SOFT.throw(hand, card, forbidden))
+            hand &= ~(1 << card)
+            if kind is ActionKind.DISCARD:
+                rule += _log(RULE.knock_kept(hand, limit))
+                soft += _log(SOFT.knock_kept(hand, limit))
+            taken = None
+    best = max(rule, soft)
+    mixed = best + math.log(share * math.exp(rule - best) + (1 - share) * math.exp(soft - best))
+    return dealt, hand, mixed
+
+
+def rejuvenated(
+    rng: random.Random,
+    s: _Story,
+    *,
+    count: int,
+    moves: int,
+    share: float = 0.5,
+    hand_size: int = 10,
+) -> list[tuple[int, float]]:
+    """``count`` opponent hands from the posterior of the hand's history under the mixture, by
+    Metropolis moves: each chain starts from a random deal and ``moves`` times proposes to swap
+    one dealt card for another dealable one, kept with the likelihood ratio (the history replayed
+    by :func:`replay` each time). Equal weights; hands that cannot be its hand left out."""
+    chains = []
+    pool = cards_of(s.dealable)
+    for _ in range(count):
+        dealt = sum(1 << c for c in rng.sample(pool, min(10, len(pool))))
+        seed = rng.getrandbits(32)
+        chains.append((seed, *replay(s, dealt, seed, share)))
+    for _ in range(moves):
+        moved = []
+        for seed, dealt, hand, ll in chains:
+            out = _pick(rng, dealt)
+            into = s.dealable & ~dealt
+            if not into:
+                moved.append((seed, dealt, hand, ll))
+                continue
+            proposal = (dealt & ~(1 << out)) | 1 << _pick(rng, into)
+            new_dealt, new_hand, new_ll = replay(s, proposal, seed, share)
+            if new_ll > -math.inf and (
+                ll == -math.inf or math.log(rng.random() or 1e-300) < new_ll - ll
+            ):
+                moved.append((seed, new_dealt, new_hand, new_ll))
+            else:
+                moved.append((seed, dealt, hand, ll))
+        chains = moved
+    alive = [hand for _, _, hand, ll in chains if ll > -math.inf and hand.bit_count() == hand_size]
+    return [(hand, 1.0 / len(alive)) for hand in alive]

@@ -186,3 +186,24 @@ def test_filtered_hands_are_consistent_with_what_seat_zero_knows(seed: int, stop
         assert opponent.bit_count() == size
         assert opponent & seen.opponent_known == seen.opponent_known
         assert opponent & ~(unseen | seen.opponent_known) == 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 30))
+def test_rejuvenated_hands_are_consistent_with_what_seat_zero_knows(seed: int, stop: int) -> None:
+    hand, told = _played_hand(seed, stop)
+    if hand.phase is Phase.FINISHED:
+        return
+    seen = hand.observation(0)
+    unseen = unseen_cards(seen.hand, seen.discard_pile, seen.opponent_known)
+    size = hand.hands[1].bit_count()
+    story = reading.story(told, 0, seen.first_upcard, unseen, 10)
+    weighted = reading.rejuvenated(
+        random.Random(seed), story, count=8, moves=3, share=0.9, hand_size=size
+    )
+    assert weighted, "every chain was ruled out"
+    assert sum(w for _, w in weighted) == pytest.approx(1.0)
+    for opponent, _w in weighted:
+        assert opponent.bit_count() == size
+        assert opponent & seen.opponent_known == seen.opponent_known
+        assert opponent & ~(unseen | seen.opponent_known) == 0
