@@ -9,6 +9,7 @@ from pathlib import Path
 import channel
 import cheat_bot
 import pytest
+import rule_reading
 
 from arena.play.match import Match
 from arena.seats.botspec import BotSpec
@@ -67,3 +68,24 @@ def test_summary_pairs_over_the_deals_both_completed() -> None:
     own, edge = rows["v"]
     assert edge.deals == 2 and edge.points == pytest.approx((4 + 4) / 2 / 2)
     assert own.deals == 2 and rows["base"][1].points == 0
+
+
+def test_rule_reading_measures_every_reader_on_positions_seat_zero_moves_in() -> None:
+    result = rule_reading.measure(2, 3, 8, 14)
+    assert result["positions"] == 2
+    assert 0 < result["uniform"] < result["hidden"] <= 10
+    assert set(result["right"]) == {"forward_200", "forward_1000", "metropolis_50x30"}
+    assert all(0 <= r <= result["hidden"] for r in result["right"].values())
+
+
+def test_the_rule_opponent_plays_legal_hands_to_the_end() -> None:
+    import random
+
+    from engine.hand import Hand, Phase
+
+    deck = list(range(52))
+    random.Random(4).shuffle(deck)
+    hand = Hand(HOYLE, 0, deck)
+    while hand.phase is not Phase.FINISHED:
+        hand.apply(rule_reading.rule_action(hand))  # apply checks legality
+    assert hand.result is not None
