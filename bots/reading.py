@@ -312,6 +312,12 @@ def _log(x: float) -> float:
     return math.log(x) if x > 0 else -1e9
 
 
+def _weigh_take(ps: Sequence[_Particle], top: int, took: bool, knock_limit: int) -> None:
+    for p in ps:
+        p.rule += _log(RULE.take(p.hand, top, took, knock_limit))
+        p.soft += _log(SOFT.take(p.hand, top, took))
+
+
 def filtered(
     rng: random.Random,
     history: Sequence[Told],
@@ -329,27 +335,14 @@ def filtered(
     cards it may have been dealt, each take adds the card, each stock draw adds the card it threw
     next if it did not hold it (else a card drawn at random), each choice (take or leave, throw,
     not knocking) weighs the hand by its chance under each model, and the hands are resampled when
-    the weights run thin. ``unseen``: the cards the bot cannot see now. Hands that cannot have
-    been its hand are left out (none at all: an empty list)."""
-    draws = _opponent_stock_draws(history, me)
-    thrown_later = took_all = 0
-    pile = [first_upcard]
-    for player, action, _card in history:
-        if action.kind is ActionKind.DRAW_DISCARD:
-            if player != me:
-                took_all |= 1 << pile[-1]
-            pile.pop()
-        elif action.kind in (ActionKind.DISCARD, ActionKind.KNOCK):
-            assert action.card is not None
-            pile.append(action.card)
-            if player != me:
-                thrown_later |= 1 << action.card
-    dealable = (unseen | thrown_later) & ~took_all & ~(1 << first_upcard)
-    ps = []
-    for _ in range(count):
-        pool = cards_of(dealable)
-        hand = sum(1 << c for c in rng.sample(pool, min(10, len(pool))))
-        ps.append(_Particle(hand))
+    the weights run thin. ``unseen``: the cards the bot cannot see now. Impossible hands are
+    left out (all of them: an empty list); :func:`story` gives the facts used."""
+    facts = story(history, me, first_upcard, unseen, knock_limit)
+    draws, took_all, dealable = facts.draws, facts.took_all, facts.dealable
+    pool = cards_of(dealable)
+    ps = [
+        _Particle(sum(1 << c for c in rng.sample(pool, min(10, len(pool))))) for _ in range(count)
+    ]
     pile = [first_upcard]
     passes = 0
     taken: int | None = None
@@ -360,17 +353,14 @@ def filtered(
         if kind is ActionKind.PASS:
             passes += 1
             if not mine and top is not None:
-                for p in ps:
-                    p.rule += _log(RULE.take(p.hand, top, False, knock_limit))
-                    p.soft += _log(SOFT.take(p.hand, top, False))
+                _weigh_take(ps, top, False, knock_limit)
             continue
         if kind is ActionKind.DRAW_DISCARD:
             pile.pop()
             if not mine and top is not None:
                 taken = top
+                _weigh_take(ps, top, True, knock_limit)
                 for p in ps:
-                    p.rule += _log(RULE.take(p.hand, top, True, knock_limit))
-                    p.soft += _log(SOFT.take(p.hand, top, True))
                     p.hand |= 1 << top
             continue
         if kind is ActionKind.DRAW_STOCK:
