@@ -13,7 +13,10 @@ opponent by the fast policy of :func:`bots.search.rollout` (knock at once), the 
 limits are played in the same worlds, and playing on is worth the best of them: the bot knocks
 when the knock's mean beats it by at least ``margin`` points.
 
-Everything else (draws, discards, their simulation of the next turns) is the search bot's.
+Everything else (draws, discards, their simulation of the next turns) is the search bot's. With
+``--read N`` (off by default) the search's worlds draw the opponent's hand from ``N`` hands
+followed through the hand by :func:`bots.reading.filtered` instead of the strong bot's odds
+(docs/LADDER.md, "Reading the opponent": it gains nothing measurable, so it is not the default).
 
 Effort is counted in steps (actions applied, a show-down twenty), as the search bot counts it, so
 the play depends only on the seed and the options; the move's budget is also a wall-clock bound
