@@ -13,7 +13,10 @@ opponent by the fast policy of :func:`bots.search.rollout` (knock at once), the 
 limits are played in the same worlds, and playing on is worth the best of them: the bot knocks
 when the knock's mean beats it by at least ``margin`` points.
 
-Everything else (draws, discards, their simulation of the next turns) is the search bot's.
+Everything else (draws, discards, their simulation of the next turns) is the search bot's. With
+``--read N`` (off by default) the search's worlds draw the opponent's hand from ``N`` hands
+followed through the hand by :func:`bots.reading.filtered` instead of the strong bot's odds
+(docs/LADDER.md, "Reading the opponent": it gains nothing measurable, so it is not the default).
 
 Effort is counted in steps (actions applied, a show-down twenty), as the search bot counts it, so
 the play depends only on the seed and the options; the move's budget is also a wall-clock bound
@@ -30,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from bots import reading
+from bots.reading import Reading
 from bots.sdk import View, knock
 from bots.search import (
     SAMPLING_SHARE,
@@ -54,6 +59,7 @@ from engine.hand import (
     Phase,
 )
 from engine.melds import Arrangement, best_discards, deadwood
+from protocol import messages as m
 
 DEFAULT_BUDGET: Final = 0.25
 """Seconds a move, by default: the search bot's 0.1 s for draws and discards, and the rest for
@@ -87,8 +93,15 @@ class Patience:
     """Without rollouts, 0 for the strong bot's rule; else the bot knocks short of gin only in
     its first ``early_turns`` turns of a hand, or with ``late_limit`` deadwood or less."""
     late_limit: int = 0
+    read: int = 0
+    """Opponent hands followed through the hand by :func:`bots.reading.filtered` for the
+    search's worlds (and, with ``read_knock``, the knock's samples); 0: the strong bot's odds
+    (the default, docs/LADDER.md: "Reading the opponent")."""
+    read_knock: bool = False
 
     def __post_init__(self) -> None:
+        if self.read < 0:
+            raise ValueError(f"bad read {self.read!r}: particles, 0 or more")
         if self.worlds < 1 or self.steps < 1:
             raise ValueError("worlds and steps: at least 1")
         if not self.limits or any(not 0 <= limit <= 10 for limit in self.limits):
@@ -241,6 +254,80 @@ class ReferenceBot(SearchBot):
         """Knocks with a positive expected score the rollouts turned down."""
         self.last_knock_steps = 0
         """The steps of the last knock weighed."""
+        self.reading = Reading()
+        """The share of the rule-bound model in the opponent's play, over the match."""
+        self._read: tuple[tuple[int, int], list[int], list[float]] | None = None
+        self._credited = 0
+
+    def on_hand_start(self, message: m.HandStart) -> None:
+        super().on_hand_start(message)
+        self._read = None
+        self._credited = 0
+
+    def read_hands(self, view: View, unseen: int) -> tuple[list[int], list[float]]:
+        """The opponent hands of the forward filter and their weights, computed once for each
+        opponent turn; a card the bot has drawn since is swapped out of the hands holding it."""
+        turns = sum(1 for player, _, _ in view.history if player != view.seat)
+        key = (turns, 0)
+        cached = self._read
+        if cached is None or cached[0] != key:
+            history = view.history
+            limit = view.knock_limit
+            opponent_turns = reading.opponent_turns(history, view.seat, view.first_upcard)
+            weighted = reading.filtered(
+                self.rng,
+                history,
+                view.seat,
+                view.first_upcard,
+                unseen,
+                count=self.patience.read,
+                knock_limit=limit,
+                share=self.reading.share,
+                hand_size=view.opponent_hand_size,
+            )
+            if len(opponent_turns) > self._credited:
+                self._credited = len(opponent_turns)
+                hands = [h for h, _ in weighted]
+                self.reading.update(*reading.turn_evidence(hands, opponent_turns, limit))
+            cached = (key, [h for h, _ in weighted], [w for _, w in weighted])
+            self._read = cached
+        _, hands, weights = cached
+        known = view.opponent_known
+        out = []
+        for hand in hands:
+            stray = hand & ~(unseen | known)  # drawn by the bot since
+            if stray:
+                free = unseen & ~hand
+                for card in cards_of(stray):
+                    choices = cards_of(free)
+                    if not choices:
+                        break
+                    new = choices[self.rng.randrange(len(choices))]
+                    hand = (hand & ~(1 << card)) | 1 << new
+                    free &= ~(1 << new)
+            out.append(hand)
+        return out, weights
+
+    def world(self, view: View, odds: Sequence[float], unseen: int) -> Hand:
+        if not self.patience.read:
+            return super().world(view, odds, unseen)
+        hands, weights = self.read_hands(view, unseen)
+        if not hands:
+            return super().world(view, odds, unseen)
+        (opponent,) = self.rng.choices(hands, weights=weights)
+        stock = cards_of(unseen & ~opponent)
+        self.rng.shuffle(stock)
+        return Hand.from_observation(view.seen, opponent, stock, self.rules)
+
+    def opponent_hands(
+        self, view: View, unseen: int, odds: Sequence[float], count: int
+    ) -> list[int]:
+        if not (self.patience.read and self.patience.read_knock):
+            return super().opponent_hands(view, unseen, odds, count)
+        hands, weights = self.read_hands(view, unseen)
+        if not hands:
+            return super().opponent_hands(view, unseen, odds, count)
+        return self.rng.choices(hands, weights=weights, k=count)
 
     def choose(self, view: View) -> Action:
         # The search bot's clock, but over this bot's budget: the draws' and discards' searches
@@ -372,6 +459,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--early-turns", type=int, default=0)
     parser.add_argument("--late-limit", type=int, default=0)
+    parser.add_argument(
+        "--read",
+        type=int,
+        default=0,
+        help="opponent hands followed through the hand for the worlds (default 0: off)",
+    )
+    parser.add_argument("--read-knock", action="store_true", help="and for the knock's samples")
     args = parser.parse_args(argv)
     try:
         patience = Patience(
@@ -382,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
             rollouts=not args.no_rollouts,
             early_turns=args.early_turns,
             late_limit=args.late_limit,
+            read=args.read,
+            read_knock=args.read_knock,
         )
     except ValueError as error:
         parser.error(str(error))

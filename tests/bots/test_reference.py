@@ -200,3 +200,22 @@ def test_play_out_limits_is_play_out_for_each_limit(
     together, steps = play_out_limits(hand.copy(), me, limits)
     assert together == one_by_one
     assert steps <= sum(play_out(hand.copy(), me, limit)[1] for limit in limits)
+
+
+def test_reading_the_opponent_plays_legally_and_its_worlds_come_from_the_filter() -> None:
+    """--read: the worlds' opponent hands are the forward filter's, a hand the bot drew since
+    swapped out; whole games stay legal (play_games fails on any failure) and repeatable."""
+    read = Patience(worlds=12, read=30, read_knock=True)
+    made: list[ReferenceBot] = []
+
+    def make() -> ReferenceBot:
+        bot = quick(3, read)
+        made.append(bot)
+        return bot
+
+    first = play_games(SHORT, make, GreedyBot, [31])
+    assert made[0]._read is not None  # the filter was consulted
+    assert play_games(SHORT, lambda: quick(3, read), GreedyBot, [31]) == first
+    assert play_games(SHORT, lambda: quick(3), GreedyBot, [31]) != first
+    with pytest.raises(ValueError, match="bad read"):
+        Patience(read=-1)
