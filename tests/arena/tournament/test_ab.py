@@ -193,6 +193,7 @@ def test_a_bot_that_cannot_start_stops_the_test(tmp_path: Path) -> None:
 
 def test_the_text_report_as_a_user_runs_it() -> None:
     greedy = f"{sys.executable} -m bots.greedy"  # a real subprocess
+    named = Path(sys.executable).name  # a command's bot is named after its program
     done = gin_arena(
         "ab", "strong", greedy, "--against", "random", "--hands", "20", "--seed", "5",
         "--sandbox", "none",
@@ -200,12 +201,12 @@ def test_the_text_report_as_a_user_runs_it() -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[0] == (
-        "A/B strong v python against random: 20 hands a pairing, mirrored, seed 5, "
+        f"A/B strong v {named} against random: 20 hands a pairing, mirrored, seed 5, "
         f"{os.cpu_count()} worker{'s' * (os.cpu_count() != 1)}"
     )
     assert lines[-5].startswith("strong against random: +")
-    assert lines[-4].startswith("python against random: +")
-    assert lines[-3].startswith("strong - python: ") and "10 deals" in lines[-3]
+    assert lines[-4].startswith(f"{named} against random: +")
+    assert lines[-3].startswith(f"strong - {named}: ") and "10 deals" in lines[-3]
     assert "95% confidence" in lines[-2]
     assert lines[-1] == "forfeits: none"
 
