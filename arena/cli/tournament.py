@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.cli.layout import fit, terminal_columns
 from arena.cli.options import (
     add_bot_argument,
     add_bots_file_argument,
@@ -43,6 +44,7 @@ from arena.tournament import cluster, event
 from arena.tournament.config import (
     KINDS,
     RESTARTS,
+    Config,
     Task,
     check_anchor,
     schedule,
@@ -87,12 +89,16 @@ bots files (--bots FILE; README.md, "Bots files"; an example: docs/examples/bots
 then those of --bot:
 
   [[bot]]
-  name = "mine"                  # required, unique: its name in tables and on the command line
-  command = "python3 mybot.py"   # required: a command line (split like a shell would, never run
-                                 # through a shell), a list ["python3", "mybot.py"] or a built-in
-                                 # bot's name ("greedy")
-  cwd = "bots/mine"              # optional: the directory it runs in (default: a new, empty one)
-  env = { MYBOT_DEPTH = "4" }    # optional: variables added to its minimal environment
+  name = "mine"                 # required, unique: its name in tables and
+                                # on the command line
+  command = "python3 mybot.py"  # required: a command line (split like a
+                                # shell would, never run by one), a list
+                                # ["python3", "mybot.py"] or a built-in
+                                # bot's name ("greedy")
+  cwd = "bots/mine"             # optional: the directory it runs in
+                                # (default: a new, empty one)
+  env = { MYBOT_DEPTH = "4" }   # optional: variables added to its minimal
+                                # environment
 
 Relative paths are relative to the bots file's directory: cwd, and in command the program when it
 is a path (./mybot) and every argument naming an existing file (mybot.py), against cwd if given.
@@ -250,22 +256,8 @@ def _play(args: argparse.Namespace, ready: event.Event) -> int:
     resume = f"gin-arena tournament --db {shlex.quote(str(args.db))} --resume"
     quiet = args.format != "table"
     if not quiet:
-        tables = len(config.tables())
-        print(
-            ("" if config.mode is TWO_PLAYER else f"{config.mode} ")
-            + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(map(printable, names))}): "
-            + (
-                plural(tables, "pair")
-                if config.mode.players == 2
-                else f"{plural(tables, 'table')} of {config.mode.players}"
-            )
-            + f", {plural(config.games_per_pair, 'game')} each"
-            + (", mirrored" if config.mirror else "")
-            + (f", seed {config.seed}" if args.seed is not None else "")
-            + f"; database {printable(str(args.db))}"
-            + (f"; resuming at {done_before} of {total} games" if done_before else ""),
-            flush=True,
-        )
+        line = header(config, str(args.db), done_before, total, args.seed is not None)
+        print(fit(line, terminal_columns()))
     console = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]games"),
@@ -304,13 +296,37 @@ def _play(args: argparse.Namespace, ready: event.Event) -> int:
                 file=sys.stderr,
             )
             return 130
-    sys.stdout.write(
-        render(standings(names, games, args.anchor, config.mode.name), args.format, games)
-    )
+    shown = render(standings(names, games, args.anchor, config.mode.name), args.format, games)
+    sys.stdout.write(fit(shown, terminal_columns()) if args.format == "table" else shown)
     if not quiet:
         database = printable(str(args.db))
-        print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}")
+        footer = f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}"
+        print(fit(footer, terminal_columns()))
     return 0
+
+
+def header(config: Config, database: str, done_before: int, total: int, seed_given: bool) -> str:
+    """The tournament's first line: its format and kind, the bots, the tables and games, the
+    seed when ``seed_given`` or when resuming (the stored one; a new random seed is printed last,
+    with how to reproduce the run) and the database."""
+    names = config.names()
+    tables = len(config.tables())
+    players = config.mode.players
+    where = (
+        f"{plural(tables, 'pair')}, {plural(config.games_per_pair, 'game')} each"
+        if players == 2
+        else f"{plural(tables, 'table')} of {players} bots, {plural(config.games_per_pair, 'game')}"
+        + (" a table" if tables > 1 else "")
+    )
+    return (
+        ("" if config.mode is TWO_PLAYER else f"{config.mode} ")
+        + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(map(printable, names))}): "
+        + where
+        + (", mirrored" if config.mirror else "")
+        + (f", seed {config.seed}" if seed_given or done_before else "")
+        + f"; database {printable(database)}"
+        + (f"; resuming at {done_before} of {total} games" if done_before else "")
+    )
 
 
 def _no_game(error: Exception) -> None:
