@@ -66,9 +66,9 @@ With no bots named: a round-robin of the quick built-in bots ({", ".join(DEFAULT
 examples:
   gin-arena tournament
   gin-arena tournament --bot mine="python3 mybot.py" --bot greedy=greedy --games-per-table 100
-  gin-arena tournament --bots bots.toml --kind gauntlet --db league.sqlite
+  gin-arena tournament --bots bots.toml --kind gauntlet --db gauntlet.sqlite
   gin-arena tournament --mode three-player --bots bots.toml --games-per-table 30
-  gin-arena tournament --db league.sqlite --resume
+  gin-arena tournament --db gauntlet.sqlite --resume
 
 Every game is committed to the SQLite database (--db) as it finishes. Interrupted in any way, the
 same database with --resume plays exactly the games still missing. The configuration is stored in
