@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import datetime
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -345,13 +346,26 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+RECENT = 30
+"""The games the ETA's rate is taken over: the last ones, so that a slow table played late moves
+the estimate within a few games, not by a whole run's average."""
+
+
 class Eta:
     """The time left, weighted by the tables still to play: a table's games take as long as its
-    games so far (the mean of all games for a table not yet seen), spread over the workers. A
-    strong bot's table is slow and a random bot's quick, and the schedule plays tables in order,
-    so a plain games-per-second rate would be far off."""
+    games so far; a table not yet seen, as long as the last :data:`RECENT` games took. The work
+    left is spread over the workers at the recent rate: the games per second of the last
+    :data:`RECENT` games (a strong bot's table is slow and a random bot's quick, and the schedule
+    plays tables in order, so a rate over the whole run would be far off when a slow table comes
+    late). ``clock`` (seconds, monotonic) is for the tests."""
 
-    def __init__(self, tasks: Sequence[Task], done: Sequence[GameRow], workers: int) -> None:
+    def __init__(
+        self,
+        tasks: Sequence[Task],
+        done: Sequence[GameRow],
+        workers: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._table_of = {g.number: task.table for task in tasks for g in task.games}
         finished = {row.id for row in done}
         self._left: dict[tuple[int, ...], int] = {}
@@ -360,31 +374,46 @@ class Eta:
                 self._left[table] = self._left.get(table, 0) + 1
         self._seconds: dict[tuple[int, ...], list[float]] = {}
         self._workers = max(1, workers)
-        self._started = time.monotonic()
-        self._played = 0
+        self._clock = clock
+        self._recent: collections.deque[tuple[float, float]] = collections.deque(maxlen=RECENT)
+        """(when it finished, how long it took) for each of the last games."""
+        self._started = clock()
 
     def finished(self, row: GameRow) -> None:
         table = self._table_of.get(row.id)
         if table is None:
             return
-        self._played += 1
         self._left[table] = max(0, self._left.get(table, 0) - 1)
         self._seconds.setdefault(table, []).append(row.seconds)
+        self._recent.append((self._clock(), row.seconds))
+
+    def games_per_second(self) -> float | None:
+        """The recent rate: the last games over the time since the one before them finished
+        (since the start while fewer than :data:`RECENT` have)."""
+        if not self._recent:
+            return None
+        since = self._recent[0][0] if len(self._recent) == RECENT else self._started
+        span = self._clock() - since
+        count = len(self._recent) - 1 if len(self._recent) == RECENT else len(self._recent)
+        return count / span if span > 0 and count else None
 
     def rate(self) -> str:
-        elapsed = time.monotonic() - self._started
-        return f"{self._played / elapsed:.1f}/s" if elapsed > 0 else ""
+        rate = self.games_per_second()
+        return "" if rate is None else f"{rate:.1f}/s"
 
     def remaining(self) -> str:
-        known = [s for times in self._seconds.values() for s in times]
-        if not known:
+        rate = self.games_per_second()
+        if rate is None:
             return "?"
-        overall = sum(known) / len(known)
-        work = 0.0
+        recent = sum(s for _, s in self._recent) / len(self._recent)
+        work = 0.0  # game-seconds left, as the recent games count them
         for table, left in self._left.items():
             times = self._seconds.get(table)
-            work += left * (sum(times) / len(times) if times else overall)
-        seconds = round(work / self._workers)
+            work += left * (sum(times) / len(times) if times else recent)
+        # recent games finished at ``rate`` a second, each taking ``recent`` game-seconds: that
+        # many games at once (at most a worker each); with no time measured, games a second
+        parallel = min(recent * rate, float(self._workers))
+        seconds = round(work / parallel if recent > 0 else sum(self._left.values()) / rate)
         return f"{seconds // 60}:{seconds % 60:02d}"
 
 
