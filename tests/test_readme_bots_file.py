@@ -123,3 +123,16 @@ def test_every_bots_option_points_to_the_readme(
     help_text = " ".join(capsys.readouterr().out.split())
     option = help_text[help_text.index("--bots FILE ") :][:120]  # its line, not the usage
     assert POINTER in option or ("(see below)" in option and POINTER in help_text), option
+
+
+def test_an_unterminated_string_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "bots.toml"
+    path.write_text('[[bot]]\nname = "mine\ncommand = "greedy"\n', encoding="utf-8")
+    with pytest.raises(BotSpecError) as refused:
+        load_bots_file(path)
+    message = str(refused.value)
+    assert "line 2" in message and "an unterminated string?" in message
+    path.write_text("[[bot]]\nname = = 1\n", encoding="utf-8")  # another error: no such guess
+    with pytest.raises(BotSpecError) as other:
+        load_bots_file(path)
+    assert "unterminated string?" not in str(other.value)  # (the tmp path holds the word)
