@@ -124,6 +124,8 @@ def test_check_bot_lines_fit_any_width_and_keep_each_check_at_the_margin() -> No
             "quit",
             "quit:",
         } - ({"handshake:", "quit:"} if width >= 100 else {"handshake", "quit"})
+    piped = check_lines(checks, None)  # piped: a check a line, whole
+    assert piped[0].startswith("PASS  handshake      ready in") and long in piped[0]
     assert len(check_lines(checks[:1], 80)) == 3  # the name column is dropped at 80: no sliver
 
 
