@@ -10,7 +10,6 @@ stays visible in the left margin.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import sys
@@ -29,11 +28,9 @@ def columns() -> int:
 
 
 def terminal_columns() -> int | None:
-    """The width to fit a command's report to: :func:`columns` at a terminal or when COLUMNS is
-    set, None (lines whole, for a program to read) when stdout is piped and COLUMNS unset."""
-    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
-        return columns()
-    return None
+    """The width to fit a command's report to: :func:`columns` when stdout is a terminal, None
+    (lines whole, for a program to read) when it is piped or redirected, COLUMNS or not."""
+    return columns() if sys.stdout.isatty() else None
 
 
 def hanging(text: str, width: int, indent: int = 4) -> list[str]:

@@ -70,7 +70,14 @@ def test_the_bot_is_named_rl_linear_unless_named(tmp_path: Path) -> None:
 
 
 def test_the_progress_lines_fit_80_columns_and_give_the_total() -> None:
-    from train import progress_lines
+    import importlib.util
+
+    # by its path: benchmarks/value_net has a train.py too, first on sys.path in some runs
+    spec = importlib.util.spec_from_file_location("rl_example_train", EXAMPLE / "train.py")
+    assert spec and spec.loader
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    progress_lines = train.progress_lines
 
     versus = {"greedy": (-12.3, 0.41), "strong": (-25.0, 0.3), "random": (30.1, 0.9)}
     lines = progress_lines(
