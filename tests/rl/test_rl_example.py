@@ -76,6 +76,7 @@ def test_the_progress_lines_fit_80_columns_and_give_the_total() -> None:
     spec = importlib.util.spec_from_file_location("rl_example_train", EXAMPLE / "train.py")
     assert spec and spec.loader
     train = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = train  # its dataclasses look their module up
     spec.loader.exec_module(train)
     progress_lines = train.progress_lines
 
