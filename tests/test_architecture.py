@@ -32,8 +32,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 """The rooms of each layer, lowest first; a room is a package, or one module at the top of
 arena/. The same table is drawn in docs/ARCHITECTURE.md."""
 
-SHARED_BY_COMMANDS = "arena.cli.options"
-"""The one module of arena.cli a command may import: the options commands share."""
+SHARED_BY_COMMANDS = ("arena.cli.options", "arena.cli.layout")
+"""The modules of arena.cli a command may import: the options commands share, and the layout of
+text for the terminal (help, check lists, the lines around the standings)."""
 
 
 def room_of(module: str) -> str | None:
@@ -111,6 +112,7 @@ def test_commands_import_no_command() -> None:
     commands = {name for name, _ in modules() if name.startswith("arena.cli.")} - {
         "arena.cli.main",
         "arena.cli.options",
+        "arena.cli.layout",
         "arena.cli.__main__",
     }
     wrong = [

@@ -81,7 +81,7 @@ def test_the_readme_example_is_the_shipped_file_and_it_uses_every_key() -> None:
     block = re.search(r"```toml\n(.*?)```", section(), re.DOTALL)
     assert block, "the README's Bots files section has no example"
     shipped = EXAMPLE.read_text(encoding="utf-8")
-    assert block.group(1) == shipped[shipped.index("[[bot]]") :]
+    assert block.group(1) == shipped  # the whole file, its heading comment too
     used = {key for entry in tomllib.loads(shipped)["bot"] for key in entry}
     assert used == set(documented())
     specs = load_bots_file(EXAMPLE)
@@ -123,3 +123,16 @@ def test_every_bots_option_points_to_the_readme(
     help_text = " ".join(capsys.readouterr().out.split())
     option = help_text[help_text.index("--bots FILE ") :][:120]  # its line, not the usage
     assert POINTER in option or ("(see below)" in option and POINTER in help_text), option
+
+
+def test_an_unterminated_string_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "bots.toml"
+    path.write_text('[[bot]]\nname = "mine\ncommand = "greedy"\n', encoding="utf-8")
+    with pytest.raises(BotSpecError) as refused:
+        load_bots_file(path)
+    message = str(refused.value)
+    assert "line 2" in message and "an unterminated string?" in message
+    path.write_text("[[bot]]\nname = = 1\n", encoding="utf-8")  # another error: no such guess
+    with pytest.raises(BotSpecError) as other:
+        load_bots_file(path)
+    assert "unterminated string?" not in str(other.value)  # (the tmp path holds the word)

@@ -176,3 +176,19 @@ def test_the_tours_bot_is_the_plain_python_bot_of_the_protocol() -> None:
     )
     assert block, "docs/PROTOCOL.md has no plain Python bot"
     assert (ROOT / "docs" / "examples" / "mybot.py").read_text(encoding="utf-8") == block.group(1)
+
+
+def test_the_tour_keeps_a_tournament_out_of_a_league_database_and_times_its_long_lines() -> None:
+    """A tournament's database in the tour is never called like a league's (a user who runs
+    ``league standings --db league.sqlite`` after it finds it refused); the lines that take
+    minutes say roughly how many."""
+    for line in tour():
+        if line[0] in ("tournament", "ratings", "report"):
+            assert not any("league" in word for word in line), line
+    section = README[README.index("## A tour of the CLI") :]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert block
+    raw = block.group(1).splitlines()
+    for marker in ("--mode partnership --bots", "--sandbox bwrap", "--hands 2000"):
+        (line,) = [line for line in raw if marker in line]
+        assert re.search(r"\(~\d+ min\)", line), line

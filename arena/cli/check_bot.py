@@ -17,7 +17,9 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
+from arena.cli.layout import hanging, terminal_columns
 from arena.cli.options import (
     add_bots_file_argument,
     add_clock_arguments,
@@ -631,11 +633,39 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        for c in checks:
-            detail = printable(c.detail, lines=True)  # a failure may end with the bot's stderr
-            print(f"{'PASS' if c.ok else 'FAIL'}  {c.name:<42} {detail}")
+        for line in check_lines(checks, terminal_columns()):
+            print(line)
         print(f"{len(checks) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
-__all__ = ["Check", "check_bot", "deck", "parse_cards"]
+WIDE: Final = 100
+"""From this many columns on, the checks' names form a column of their own."""
+
+
+def check_lines(checks: Sequence[Check], width: int | None) -> list[str]:
+    """The checks as lines of at most ``width`` columns: ``PASS  name  detail``, a long detail
+    wrapped by words under a hanging indent, the names in a column of their own on a wide
+    terminal and followed by a colon on a narrow one (where a column would leave the details a
+    sliver). A failure's detail may end with the bot's stderr, each of its lines kept a line.
+    With no width (piped, COLUMNS unset): a check a line, whole, for a program to read."""
+    pad = max((len(c.name) for c in checks), default=0)
+    if width is None:
+        return [f"{'PASS' if c.ok else 'FAIL'}  {c.name:<{pad}}  {printable(c.detail, lines=True)}"
+                for c in checks]  # fmt: skip
+    lines: list[str] = []
+    for c in checks:
+        first, *rest = printable(c.detail, lines=True).split("\n")
+        status = "PASS" if c.ok else "FAIL"
+        head = (
+            f"{status}  {c.name:<{pad}}  {first}"
+            if width >= WIDE
+            else f"{status}  {c.name}: {first}"
+        )
+        lines.extend(hanging(head.rstrip(), width, 6))
+        for more in rest:
+            lines.extend(hanging("      " + more, width, 2) if more.strip() else [])
+    return lines
+
+
+__all__ = ["Check", "check_bot", "check_lines", "deck", "parse_cards"]

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from arena.cli import (
     ab,
@@ -38,6 +38,7 @@ from arena.cli import (
     sprt,
     tournament,
 )
+from arena.cli.layout import HelpFormatter
 from arena.terminal import printable
 from engine import __version__
 
@@ -85,7 +86,13 @@ COMMANDS: tuple[Command, ...] = (
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors show the arguments they quote with control
-    characters escaped (argparse quotes some arguments raw: ``unrecognized arguments: ...``)."""
+    characters escaped (argparse quotes some arguments raw: ``unrecognized arguments: ...``),
+    and whose help is laid out for the terminal's width (:class:`arena.cli.layout.HelpFormatter`,
+    for the parsers of subcommands too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         super().error(printable(message, lines=True))
@@ -107,7 +114,6 @@ def build_parser() -> argparse.ArgumentParser:
             command.name,
             help=command.help,
             description=command.description or command.help,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.add_arguments(sub)
         sub.set_defaults(command_run=command.run)

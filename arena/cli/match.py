@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         elif not args.json and time.monotonic() - last_note >= PROGRESS_SECONDS:
             # Without a line a game, a line on stderr every few seconds says how far it is.
             last_note = time.monotonic()
-            print(f"match: {played} of {count} {unit}s played", file=sys.stderr, flush=True)
+            print(f"match: {played} of {plural(count, unit)} played", file=sys.stderr, flush=True)
         interrupt.check()
 
     if not args.json:
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         kept = f"; the record {str(record.path)!r} holds them" if record and played else ""
         print(
-            f"\ninterrupted after {played} of {count} {unit}s, seed {seed}{kept}",
+            f"\ninterrupted after {played} of {plural(count, unit)}, seed {seed}{kept}",
             file=sys.stderr,
         )
         return 130
@@ -225,7 +225,7 @@ def _heading(
 ) -> str:
     """The first line of a match: who plays, how much, in which format, seed and rules."""
     return (
-        f"{' v '.join(sides)}: {count} {unit}s"
+        f"{' v '.join(sides)}: {plural(count, unit)}"
         + ("" if mode is TWO_PLAYER else f", {mode}")
         + (f", seed {seed}" if args.seed is not None else "")
         + f", rules {args.rules or DEFAULT_PRESET}"
@@ -278,10 +278,16 @@ class Points:
         self.totals = [0] * bots
         self.pair = None if mode.side_count > 2 else (0, 1)
         self.count = 0
+        self.forfeited = 0
+        """Games or hands a bot forfeited: their scores stopped where the failure came, so they
+        are counted apart (in the forfeits column) and not in the points."""
         self._sum = 0.0
         self._squares = 0.0
 
     def add(self, report: GameReport) -> None:
+        if report.failed is not None:
+            self.forfeited += 1
+            return
         for bot in range(len(self.totals)):
             self.totals[bot] += report.points(bot)
         self.count += 1
@@ -290,6 +296,10 @@ class Points:
             d = report.points(first) - report.points(second)
             self._sum += d
             self._squares += d * d
+
+    def mean_difference(self) -> float:
+        """The mean difference a game or hand played out (first side minus second; 0 if none)."""
+        return self._sum / self.count if self.count else 0.0
 
     def mean(self, bot: int) -> float:
         return self.totals[bot] / self.count if self.count else 0.0
@@ -351,15 +361,8 @@ def summary(
     ]
     lines = [fit_table(columns, narrowing, width, edge=False).rstrip("\n")]
     prose = []
-    difference = None if points is None else points.difference()
-    if points is not None and points.pair is not None and difference is not None:
-        first, second = side_names(result.mode, names)[:2]
-        mean, error = difference
-        low, high = mean - Z95 * error, mean + Z95 * error
-        prose.append(
-            f"{first} - {second}: {mean:+.2f} ± {error:.2f} points a {unit}, 95% [{low:+.2f}, "
-            f"{high:+.2f}] ({points.count} {unit}s)"
-        )
+    if points is not None and points.pair is not None:
+        prose.extend(_difference(points, side_names(result.mode, names)[:2], unit))
     tie = _level(result, wins, points, unit)
     if tie:
         prose.append(tie)
@@ -367,8 +370,47 @@ def summary(
         lines.extend(
             [text] if width is None else textwrap.wrap(text, width, subsequent_indent="  ")
         )
-    lines.append(f"{games} {unit}s, seed {result.seed}")
+    lines.append(f"{plural(games, unit)}, seed {result.seed}")
     return "\n".join(lines)
+
+
+FEWEST_FOR_INTERVAL = 10
+"""Under this many games or hands played out, the difference in points is printed without an
+interval: a 95% interval from the normal approximation needs a spread measured on more than a
+handful (two games give a standard error from one degree of freedom, which reads far surer than
+it is)."""
+
+
+def _difference(points: Points, sides: Sequence[str], unit: str) -> list[str]:
+    """The sentence on the points between the two sides: the mean difference a game or hand with
+    its 95% interval, over the games played out; forfeited ones said apart."""
+    first, second = sides
+    apart = (
+        f"; {plural(points.forfeited, unit)} forfeited, not counted in points"
+        if points.forfeited
+        else ""
+    )
+    if not points.count:
+        return [f"{first} - {second}: no points, every {unit} forfeited"] if apart else []
+    over = f"({plural(points.count, unit)}{apart})"
+    difference = points.difference()
+    if difference is None or points.count < FEWEST_FOR_INTERVAL:
+        return [
+            f"{first} - {second}: {points.mean_difference():+.2f} points a {unit} {over}; no "
+            f"interval under "
+            f"{FEWEST_FOR_INTERVAL} {unit}s played out (too few to measure the spread)"
+        ]
+    mean, error = difference
+    low, high = mean - Z95 * error, mean + Z95 * error
+    return [
+        f"{first} - {second}: {mean:+.2f} ± {error:.2f} points a {unit}, 95% [{low:+.2f}, "
+        f"{high:+.2f}] {over}"
+    ]
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _level(

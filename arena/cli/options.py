@@ -40,7 +40,7 @@ from arena.seats.walls.sandbox import (
     unsandboxed_root,
 )
 from arena.tournament.standings import FORMATS
-from engine.formats import BUILT_IN, TWO_PLAYER, Format, check_rules, format_named
+from engine.formats import TWO_PLAYER, Format, check_rules, format_named
 from engine.modes import FormatError
 from engine.rules import PRESETS, Rules, option_names, parse_option
 
@@ -207,7 +207,9 @@ def rules_given(preset: str | None, options: Iterable[str] | None) -> Rules | No
     return rules_from(preset, options)
 
 
-MODE_METAVAR = "{" + ",".join(BUILT_IN) + ",MODULE:FORMAT}"
+MODE_METAVAR = "FORMAT"
+"""``--mode``'s placeholder: the formats themselves are listed in its help, where they wrap by
+words (the list in braces argparse would print is one word, wider than 80 columns)."""
 
 
 def format_argument(text: str) -> Format:

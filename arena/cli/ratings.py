@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from arena.cli.layout import fit, terminal_columns
 from arena.cli.options import add_standings_arguments
 from arena.tournament.config import Config, check_anchor
 from arena.tournament.standings import NARROWING, render, standings
@@ -59,5 +60,6 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     check_anchor(args.anchor, config)
     table = standings(config.names(), games, args.anchor, config.mode.name)
-    sys.stdout.write(render(table, args.format, games))
+    shown = render(table, args.format, games)
+    sys.stdout.write(fit(shown, terminal_columns()) if args.format == "table" else shown)
     return 0

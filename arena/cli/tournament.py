@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import datetime
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.cli.layout import fit, terminal_columns
 from arena.cli.options import (
     add_bot_argument,
     add_bots_file_argument,
@@ -43,6 +45,7 @@ from arena.tournament import cluster, event
 from arena.tournament.config import (
     KINDS,
     RESTARTS,
+    Config,
     Task,
     check_anchor,
     schedule,
@@ -64,9 +67,9 @@ With no bots named: a round-robin of the quick built-in bots ({", ".join(DEFAULT
 examples:
   gin-arena tournament
   gin-arena tournament --bot mine="python3 mybot.py" --bot greedy=greedy --games-per-table 100
-  gin-arena tournament --bots bots.toml --kind gauntlet --db league.sqlite
+  gin-arena tournament --bots bots.toml --kind gauntlet --db gauntlet.sqlite
   gin-arena tournament --mode three-player --bots bots.toml --games-per-table 30
-  gin-arena tournament --db league.sqlite --resume
+  gin-arena tournament --db gauntlet.sqlite --resume
 
 Every game is committed to the SQLite database (--db) as it finishes. Interrupted in any way, the
 same database with --resume plays exactly the games still missing. The configuration is stored in
@@ -87,12 +90,16 @@ bots files (--bots FILE; README.md, "Bots files"; an example: docs/examples/bots
 then those of --bot:
 
   [[bot]]
-  name = "mine"                  # required, unique: its name in tables and on the command line
-  command = "python3 mybot.py"   # required: a command line (split like a shell would, never run
-                                 # through a shell), a list ["python3", "mybot.py"] or a built-in
-                                 # bot's name ("greedy")
-  cwd = "bots/mine"              # optional: the directory it runs in (default: a new, empty one)
-  env = { MYBOT_DEPTH = "4" }    # optional: variables added to its minimal environment
+  name = "mine"                 # required, unique: its name in tables and
+                                # on the command line
+  command = "python3 mybot.py"  # required: a command line (split like a
+                                # shell would, never run by one), a list
+                                # ["python3", "mybot.py"] or a built-in
+                                # bot's name ("greedy")
+  cwd = "bots/mine"             # optional: the directory it runs in
+                                # (default: a new, empty one)
+  env = { MYBOT_DEPTH = "4" }   # optional: variables added to its minimal
+                                # environment
 
 Relative paths are relative to the bots file's directory: cwd, and in command the program when it
 is a path (./mybot) and every argument naming an existing file (mybot.py), against cwd if given.
@@ -250,22 +257,8 @@ def _play(args: argparse.Namespace, ready: event.Event) -> int:
     resume = f"gin-arena tournament --db {shlex.quote(str(args.db))} --resume"
     quiet = args.format != "table"
     if not quiet:
-        tables = len(config.tables())
-        print(
-            ("" if config.mode is TWO_PLAYER else f"{config.mode} ")
-            + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(map(printable, names))}): "
-            + (
-                plural(tables, "pair")
-                if config.mode.players == 2
-                else f"{plural(tables, 'table')} of {config.mode.players}"
-            )
-            + f", {plural(config.games_per_pair, 'game')} each"
-            + (", mirrored" if config.mirror else "")
-            + (f", seed {config.seed}" if args.seed is not None else "")
-            + f"; database {printable(str(args.db))}"
-            + (f"; resuming at {done_before} of {total} games" if done_before else ""),
-            flush=True,
-        )
+        line = header(config, str(args.db), done_before, total, args.seed is not None)
+        print(fit(line, terminal_columns()))
     console = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]games"),
@@ -304,13 +297,37 @@ def _play(args: argparse.Namespace, ready: event.Event) -> int:
                 file=sys.stderr,
             )
             return 130
-    sys.stdout.write(
-        render(standings(names, games, args.anchor, config.mode.name), args.format, games)
-    )
+    shown = render(standings(names, games, args.anchor, config.mode.name), args.format, games)
+    sys.stdout.write(fit(shown, terminal_columns()) if args.format == "table" else shown)
     if not quiet:
         database = printable(str(args.db))
-        print(f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}")
+        footer = f"seed {config.seed} (reproduce with --seed {config.seed}); database {database}"
+        print(fit(footer, terminal_columns()))
     return 0
+
+
+def header(config: Config, database: str, done_before: int, total: int, seed_given: bool) -> str:
+    """The tournament's first line: its format and kind, the bots, the tables and games, the
+    seed when ``seed_given`` or when resuming (the stored one; a new random seed is printed last,
+    with how to reproduce the run) and the database."""
+    names = config.names()
+    tables = len(config.tables())
+    players = config.mode.players
+    where = (
+        f"{plural(tables, 'pair')}, {plural(config.games_per_pair, 'game')} each"
+        if players == 2
+        else f"{plural(tables, 'table')} of {players} bots, {plural(config.games_per_pair, 'game')}"
+        + (" a table" if tables > 1 else "")
+    )
+    return (
+        ("" if config.mode is TWO_PLAYER else f"{config.mode} ")
+        + f"{config.kind} of {plural(len(names), 'bot')} ({', '.join(map(printable, names))}): "
+        + where
+        + (", mirrored" if config.mirror else "")
+        + (f", seed {config.seed}" if seed_given or done_before else "")
+        + f"; database {printable(database)}"
+        + (f"; resuming at {done_before} of {total} games" if done_before else "")
+    )
 
 
 def _no_game(error: Exception) -> None:
@@ -329,13 +346,26 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+RECENT = 30
+"""The games the ETA's rate is taken over: the last ones, so that a slow table played late moves
+the estimate within a few games, not by a whole run's average."""
+
+
 class Eta:
     """The time left, weighted by the tables still to play: a table's games take as long as its
-    games so far (the mean of all games for a table not yet seen), spread over the workers. A
-    strong bot's table is slow and a random bot's quick, and the schedule plays tables in order,
-    so a plain games-per-second rate would be far off."""
+    games so far; a table not yet seen, as long as the last :data:`RECENT` games took. The work
+    left is spread over the workers at the recent rate: the games per second of the last
+    :data:`RECENT` games (a strong bot's table is slow and a random bot's quick, and the schedule
+    plays tables in order, so a rate over the whole run would be far off when a slow table comes
+    late). ``clock`` (seconds, monotonic) is for the tests."""
 
-    def __init__(self, tasks: Sequence[Task], done: Sequence[GameRow], workers: int) -> None:
+    def __init__(
+        self,
+        tasks: Sequence[Task],
+        done: Sequence[GameRow],
+        workers: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._table_of = {g.number: task.table for task in tasks for g in task.games}
         finished = {row.id for row in done}
         self._left: dict[tuple[int, ...], int] = {}
@@ -344,31 +374,46 @@ class Eta:
                 self._left[table] = self._left.get(table, 0) + 1
         self._seconds: dict[tuple[int, ...], list[float]] = {}
         self._workers = max(1, workers)
-        self._started = time.monotonic()
-        self._played = 0
+        self._clock = clock
+        self._recent: collections.deque[tuple[float, float]] = collections.deque(maxlen=RECENT)
+        """(when it finished, how long it took) for each of the last games."""
+        self._started = clock()
 
     def finished(self, row: GameRow) -> None:
         table = self._table_of.get(row.id)
         if table is None:
             return
-        self._played += 1
         self._left[table] = max(0, self._left.get(table, 0) - 1)
         self._seconds.setdefault(table, []).append(row.seconds)
+        self._recent.append((self._clock(), row.seconds))
+
+    def games_per_second(self) -> float | None:
+        """The recent rate: the last games over the time since the one before them finished
+        (since the start while fewer than :data:`RECENT` have)."""
+        if not self._recent:
+            return None
+        since = self._recent[0][0] if len(self._recent) == RECENT else self._started
+        span = self._clock() - since
+        count = len(self._recent) - 1 if len(self._recent) == RECENT else len(self._recent)
+        return count / span if span > 0 and count else None
 
     def rate(self) -> str:
-        elapsed = time.monotonic() - self._started
-        return f"{self._played / elapsed:.1f}/s" if elapsed > 0 else ""
+        rate = self.games_per_second()
+        return "" if rate is None else f"{rate:.1f}/s"
 
     def remaining(self) -> str:
-        known = [s for times in self._seconds.values() for s in times]
-        if not known:
+        rate = self.games_per_second()
+        if rate is None:
             return "?"
-        overall = sum(known) / len(known)
-        work = 0.0
+        recent = sum(s for _, s in self._recent) / len(self._recent)
+        work = 0.0  # game-seconds left, as the recent games count them
         for table, left in self._left.items():
             times = self._seconds.get(table)
-            work += left * (sum(times) / len(times) if times else overall)
-        seconds = round(work / self._workers)
+            work += left * (sum(times) / len(times) if times else recent)
+        # recent games finished at ``rate`` a second, each taking ``recent`` game-seconds: that
+        # many games at once (at most a worker each); with no time measured, games a second
+        parallel = min(recent * rate, float(self._workers))
+        seconds = round(work / parallel if recent > 0 else sum(self._left.values()) / rate)
         return f"{seconds // 60}:{seconds % 60:02d}"
 
 

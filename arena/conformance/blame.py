@@ -50,7 +50,13 @@ BLAME_TABLE: Final = (
     ("`do A` (must be accepted), later: a draw or a discard", "R7"),
     ("`do A` (must be accepted), later: `knock C` / `knock` (big gin)", "R9 / R19"),
     (
-        "`do A` refused by an engine that names the rule it applied",
+        "`do A` refused: the engine's legal actions there compared with A (legal by these rules)",
+        "the rule the difference explains, as for `legal...` below (e.g. R9 when only knocks "
+        "are offered where A discards: a compulsory gin or knock)",
+    ),
+    (
+        "`do A` refused by an engine that names the rule it applied, the difference explaining "
+        "nothing more than a turn",
         "that rule, when it is an ID of this kit",
     ),
     ("`do A` with `error: ID` (must be refused, the hand unchanged)", "ID"),
@@ -65,6 +71,10 @@ BLAME_TABLE: Final = (
     (
         "state `phase: finished`",
         "the rule of the end the case's result expects (below), else as the next row",
+    ),
+    (
+        "state `discard_top`, `discard_pile` just after a knock (`knock C` lays C on the pile)",
+        "R9",
     ),
     (
         "state `phase`, `to_move`, `discard_top`, `discard_pile`",
@@ -122,6 +132,8 @@ class HandProgress:
     taken: str | None = None
     end: str | None = None
     """How the case expects the hand to end (its result's ``end``), if it says."""
+    last: str | None = None
+    """The last action accepted (canonical notation)."""
 
     @classmethod
     def dealt(cls, upcard: str, result: object = None) -> HandProgress:
@@ -134,6 +146,7 @@ class HandProgress:
     def done(self, action: str) -> None:
         """Note that ``action`` (canonical notation) was accepted."""
         self.acted = True
+        self.last = action
         if action.startswith("draw"):
             self.offer = False
             self.taken = self.pile.pop() if action == "draw discard" and self.pile else None
@@ -165,6 +178,22 @@ def action_rule(action: str, progress: HandProgress) -> str:
     return TURN
 
 
+def refusal_rule(
+    action: str, progress: HandProgress, listed: Iterable[str] | None, cited: str | None
+) -> str:
+    """The rule a refused ``do A`` blames: A is legal by these rules, so the engine's legal set
+    there (``listed``; None if it did not answer) lacks it, and what else that set holds says
+    why (:func:`legal_rule`: only knocks offered where A discards is R9, a compulsory gin or
+    knock, not a turn); when the difference explains no more than a turn, the rule the engine
+    ``cited`` (an ID of this kit), else the rule A tests (:func:`action_rule`)."""
+    if listed is not None:
+        listed = list(listed)
+        explained = legal_rule([action], progress, listed) if action not in listed else TURN
+        if explained not in (TURN, FIRST_UPCARD):
+            return explained
+    return cited or action_rule(action, progress)
+
+
 def legal_rule(disputed: Iterable[str], progress: HandProgress, listed: Iterable[str] = ()) -> str:
     """The rule a ``legal...`` step tests, from the actions in dispute (those missing or extra)
     and those the engine ``listed``: an engine that allows only knocks where a discard is due
@@ -194,6 +223,8 @@ def state_rule(
     """The rule a state key tests (``value``: the one the case expects)."""
     if key == "phase" and value == "finished" and progress.end is not None:
         return end_rule(progress.end) or TURN
+    if key in ("discard_top", "discard_pile") and (progress.last or "").startswith("knock "):
+        return "R9"  # knock C lays C on the pile: a difference there is the knock's
     if key in ("phase", "to_move", "discard_top", "discard_pile"):
         return FIRST_UPCARD if progress.offer else TURN
     if key in ("stock_size", "stock_top", "hands"):

@@ -26,6 +26,7 @@ from arena.conformance.blame import (
     game_result_rule,
     game_rule,
     legal_rule,
+    refusal_rule,
     result_rule,
     state_rule,
 )
@@ -184,8 +185,13 @@ def run_steps(
             if not response["ok"] and response.get("error") == "illegal":
                 cited = response.get("rule")
                 why = response.get("message", "")
-                if named is None and cited in known_ids():  # the rule the engine applied
-                    rule = cited
+                if named is None:  # the rule the refusal's difference explains
+                    rule = refusal_rule(
+                        action,
+                        progress,
+                        _legal_now(engine, where),
+                        cited if cited in known_ids() else None,
+                    )
                 engine.fail(where, f"rejected ({_cited(cited)}): {why}", rule)
             engine.check(where, "apply", response, rule=rule)
             progress.done(action)
@@ -198,6 +204,22 @@ def run_steps(
             )
         else:
             _check_legal(engine, where, step, named, progress)
+
+
+def _legal_now(engine: _Engine, where: str) -> list[str] | None:
+    """The engine's legal actions where it refused an action, canonical; None if it gives none
+    (a refusal, an answer the kit cannot read): the blame then falls back on the action's rule."""
+    try:
+        response = engine.call(where, {"op": "legal"})
+    except CaseFailure:
+        return None
+    listed = response.get("actions") if response.get("ok") else None
+    if not isinstance(listed, list):
+        return None
+    try:
+        return [canonical_action(engine.cid, where, a) for a in listed]
+    except CaseFailure:
+        return None
 
 
 def _cited(rule: object) -> str:

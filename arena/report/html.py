@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from arena.report.plots import bot_style, score_colour
+from arena.tournament.standings import likelihood
 
 _PLACEHOLDER: Final = re.compile(r"\{\{(\w+)\}\}")
 SOURCE_KINDS: Final = {
@@ -182,7 +183,7 @@ def _standings(data: dict[str, Any], svg: str | None, colours: dict[str, str]) -
     rows = []
     for r in data["standings"]:
         name = _e(r["name"])
-        los = "\u2013" if r["los_next"] is None else _percent(r["los_next"])
+        los = "\u2013" if r["los_next"] is None else likelihood(r["los_next"])
         rows.append(
             f'<tr data-bot="{name}"><td class="num">{r["rank"]}</td>'
             f'<th scope="row">{_swatch(colours.get(r["name"]))}{name}</th>'
@@ -195,7 +196,8 @@ def _standings(data: dict[str, Any], svg: str | None, colours: dict[str, str]) -
     table = _table(
         "standings-table",
         "Elo from a Bradley-Terry fit over all games, with its 95% interval; LOS: the likelihood "
-        "that the bot is stronger than the next one down.",
+        "that the bot is stronger than the next one down (two bots are called separated at a LOS "
+        "of 95% or more, which overlapping 95% intervals can still give).",
         ["#", "Bot", "Elo", "95% interval", "Games", "Wins", "Losses", "Draws", "Score", "LOS"],
         rows,
         numeric=(0, 2, 3, 4, 5, 6, 7, 8, 9),

@@ -115,6 +115,16 @@ def builtin_factory(name: str) -> Callable[[], Bot]:
     return factory
 
 
+def _toml_hint(error: ValueError) -> str:
+    """What a TOML error most likely means, where tomllib's words do not say it."""
+    if "Illegal character '\\n'" in str(error):
+        return (
+            ": an unterminated string? a quoted string must close on its own line (a command "
+            "line of several lines is a list of strings)"
+        )
+    return ""
+
+
 def load_bots_file(path: Path) -> dict[str, BotSpec]:
     """The bots of a TOML bots file, by name."""
     try:
@@ -122,7 +132,9 @@ def load_bots_file(path: Path) -> dict[str, BotSpec]:
     except OSError as error:
         raise BotSpecError(f"cannot read bots file {str(path)!r}: {error.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise BotSpecError(f"bots file {str(path)!r} is not valid TOML: {error}") from None
+        raise BotSpecError(
+            f"bots file {str(path)!r} is not valid TOML: {error}{_toml_hint(error)}"
+        ) from None
     entries = data.get("bot")
     if not isinstance(entries, list) or not entries:
         raise BotSpecError(f"bots file {str(path)!r} has no [[bot]] entries")

@@ -332,7 +332,7 @@ def render_table(table: Standings, width: int | None = None) -> str:
         column("lost", (r.losses for r in ratings)),
         column("drawn", (r.draws for r in ratings)),
         column("score", (f"{r.score:.1%}" for r in ratings)),
-        column("LOS", ("" if r.los_next is None else f"{r.los_next:.0%}" for r in ratings)),
+        column("LOS", ("" if r.los_next is None else likelihood(r.los_next) for r in ratings)),
         *(
             Column(reason, title, tuple(count(f.get(reason, 0)) for f in failures))
             for reason, title in shown
@@ -473,7 +473,8 @@ def certainty(table: Standings) -> list[str]:
         return []
     lines = [
         "LOS, the likelihood of superiority: the chance that a bot is stronger than the next one "
-        "down, from the ratings and their uncertainty."
+        f"down, from the ratings and their uncertainty. Separated means a LOS of {SEPARATED:.0%} "
+        "or more, which two 95% intervals that overlap can still give."
     ]
     games = table.games
     target = NormalDist().inv_cdf(SEPARATED)
@@ -488,35 +489,39 @@ def certainty(table: Standings) -> list[str]:
             )
             lines.append(
                 f"{a} and {b} are level{' at the top' if k == 0 else ''} on Elo "
-                f"({first.elo:+.0f}): {order}; LOS {_likelihood(los)}."
+                f"({first.elo:+.0f}): {order}; LOS {likelihood(los)}."
             )
         elif los >= SEPARATED:
             lines.append(
-                f"{a} is ahead of {b} with {_likelihood(los)} likelihood (LOS): separated at "
-                f"{SEPARATED:.0%}."
+                f"{a} is ahead of {b} with {likelihood(los)} likelihood (LOS): separated (LOS "
+                f"{SEPARATED:.0%} or more)."
             )
         else:
             z = NormalDist().inv_cdf(max(los, 0.5))
             more = games * ((target / z) ** 2 - 1) if z > 0 else math.inf
             if more > _FAR * max(games, 1):
                 lines.append(
-                    f"{a} is ahead of {b} with {_likelihood(los)} likelihood (LOS): about level; "
+                    f"{a} is ahead of {b} with {likelihood(los)} likelihood (LOS): about level; "
                     f"more than {_FAR} times the games played would be needed to separate them."
                 )
             else:
                 lines.append(
-                    f"{a} is ahead of {b} with {_likelihood(los)} likelihood (LOS); about "
-                    f"{_about(more)} more games like these would separate them at "
-                    f"{SEPARATED:.0%}, if the gap holds."
+                    f"{a} is ahead of {b} with {likelihood(los)} likelihood (LOS); about "
+                    f"{_about(more)} more games like these would separate them (LOS "
+                    f"{SEPARATED:.0%}), if the gap holds."
                 )
     return lines
 
 
-def _likelihood(los: float) -> str:
+def likelihood(los: float) -> str:
     """A LOS as a percentage, with a decimal where a whole percentage would hide which side of
-    :data:`SEPARATED` it is on, and never 100% short of certainty."""
-    if 0.995 <= los < 1:
+    :data:`SEPARATED` it is on, and never 100% or 0% (a fit over finite games is never certain,
+    even when the float rounds to 1): ``>99%`` and ``<1%`` at the ends. The table, the sentences
+    and the report's page all print a LOS with it."""
+    if los >= 0.995:
         return ">99%"
+    if los < 0.005:
+        return "<1%"
     if abs(los - SEPARATED) < 0.005:
         return f"{math.floor(los * 1000) / 10:.1f}%"
     return f"{los:.0%}"

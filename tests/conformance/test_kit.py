@@ -453,3 +453,38 @@ def test_three_failures_a_rule_are_shown_and_the_rest_counted() -> None:
     verbose = conformance("--engine", faulty("wrong-legal"), "--tag", "hand", "--verbose").stdout
     assert verbose.count("\nFAIL ") > len(failing)
     assert "(--verbose)" not in verbose
+
+
+def test_a_compulsory_gin_is_blamed_on_r9_never_on_the_turn() -> None:
+    """An engine that makes gin compulsory (RLCard's) refuses every plain discard where gin is
+    possible: the refusal's difference (only knocks offered where the case discards) is R9's,
+    not R7's, whichever step of the case it comes at."""
+    done = conformance("--engine", faulty("compulsory-gin"), "--tag", "hand", "--json")
+    report = json.loads(done.stdout)
+    failed = {c["id"]: c for c in report["cases"] if c["status"] == "fail"}
+    assert failed, "no case reaches a gin-possible discard"
+    refused = {
+        i: c
+        for i, c in failed.items()
+        if "gin is compulsory" in c["message"] and '{"do": "discard' in c["where"]
+    }
+    assert len(refused) >= 5 and {c["blame"] for c in refused.values()} == {"R9"}, refused
+    assert "R7" not in {c["blame"] for c in failed.values()}, failed
+
+
+def test_a_knock_whose_discard_is_not_laid_is_blamed_on_the_knock() -> None:
+    done = conformance("--engine", faulty("knock-unlaid"), "--tag", "hand", "--json")
+    failed = [c for c in json.loads(done.stdout)["cases"] if c["status"] == "fail"]
+    on_pile = [c for c in failed if "discard_top" in c["message"] or "discard_pile" in c["message"]]
+    assert on_pile and {c["blame"] for c in on_pile} == {"R9"}, on_pile
+
+
+def test_the_refusal_rule_reads_the_difference() -> None:
+    from arena.conformance.blame import HandProgress, refusal_rule
+
+    progress = HandProgress.dealt("9S")
+    progress.done("draw stock")
+    assert refusal_rule("discard 9S", progress, ["knock 2C", "knock 3C"], None) == "R9"
+    assert refusal_rule("discard 9S", progress, ["discard 2C"], None) == "R7"
+    assert refusal_rule("discard 9S", progress, ["discard 2C"], "R11") == "R11"
+    assert refusal_rule("discard 9S", progress, None, None) == "R7"

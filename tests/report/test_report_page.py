@@ -259,3 +259,15 @@ def test_hostile_names_in_plots_are_text(hostile: dict[str, Any]) -> None:
     page = render(hostile, drawn)
     assert len(re.findall(r"<script\b", page)) == 2
     assert _embedded(page) == hostile
+
+
+def test_the_page_never_prints_a_los_of_100_and_says_what_separated_means() -> None:
+    from arena.report import html as page
+
+    row = {"rank": 1, "name": "greedy", "elo": 400.0, "low": 300.0, "high": 500.0, "games": 200,
+           "wins": 200, "losses": 0, "draws": 0, "score": 1.0}  # fmt: skip
+    data = {"standings": [{**row, "los_next": 1.0}, {**row, "name": "random", "los_next": None}]}
+    shown = page._standings(data, None, {})
+    cells = re.findall(r'<td class="num">([^<]*)</td></tr>', shown)
+    assert cells in (["&gt;99%", "\u2013"], [">99%", "\u2013"])
+    assert "separated at a LOS of 95% or more" in shown

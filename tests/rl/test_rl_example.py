@@ -67,3 +67,25 @@ def test_the_bot_is_named_rl_linear_unless_named(tmp_path: Path) -> None:
     bot = [sys.executable, str(EXAMPLE / "rl_linear.py"), str(weights)]
     assert ready_name(bot, tmp_path) == "rl_linear"
     assert ready_name([*bot, "--name", "selfplay-800"], tmp_path) == "selfplay-800"
+
+
+def test_the_progress_lines_fit_80_columns_and_give_the_total() -> None:
+    import importlib.util
+
+    # by its path: benchmarks/value_net has a train.py too, first on sys.path in some runs
+    spec = importlib.util.spec_from_file_location("rl_example_train", EXAMPLE / "train.py")
+    assert spec and spec.loader
+    train = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = train  # its dataclasses look their module up
+    spec.loader.exec_module(train)
+    progress_lines = train.progress_lines
+
+    versus = {"greedy": (-12.3, 0.41), "strong": (-25.0, 0.3), "random": (30.1, 0.9)}
+    lines = progress_lines(
+        40, 200, 12800, training=(1.25, 0.45), decisions=9.14, seconds=123.4, versus=versus
+    )
+    assert lines[0].startswith("iteration 40/200  hands 12800  reward +1.2")
+    assert all(len(line) <= 80 for line in lines), lines
+    assert lines[1].startswith("  against greedy -12.3 (41% won)")
+    alone = progress_lines(40, 200, 1, training=(0.0, 0.0), decisions=9.0, seconds=1.0, versus={})
+    assert len(alone) == 1

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -230,26 +231,59 @@ def evaluate(
 def report(
     trainer: Trainer, window: Sequence[HandPlayed], arguments: argparse.Namespace, seconds: float
 ) -> None:
-    """One progress line: the training hands of ``window``, then the trained policy against
+    """The progress lines: the training hands of ``window``, then the trained policy against
     each evaluation bot on the evaluation deals."""
     rewards = np.array([hand.reward for hand in window])
-    decisions = np.mean([hand.decisions for hand in window])
-    line = (
-        f"iteration {trainer.optimizer.steps:4d}  hands {trainer.hands:6d}  "
-        f"reward {rewards.mean():+5.1f}  won {np.mean(rewards > 0):4.0%}  "
-        f"decisions/hand {decisions:4.1f}"
-    )
+    versus: dict[str, tuple[float, float]] = {}
     if arguments.eval_hands:
         for opponent in arguments.eval_against:
-            versus = evaluate(
+            points = evaluate(
                 trainer.weights,
                 opponent,
                 arguments.eval_hands,
                 "hand",
                 stream_seed(arguments.seed, EVAL_HANDS),
             )
-            line += f"  | {opponent}: {versus.mean():+5.1f} {np.mean(versus > 0):4.0%}"
-    print(f"{line}  | {seconds:3.0f} s", flush=True)
+            versus[opponent] = (float(points.mean()), float(np.mean(points > 0)))
+    lines = progress_lines(
+        trainer.optimizer.steps,
+        arguments.iterations,
+        trainer.hands,
+        training=(float(rewards.mean()), float(np.mean(rewards > 0))),
+        decisions=float(np.mean([hand.decisions for hand in window])),
+        seconds=seconds,
+        versus=versus,
+    )
+    print("\n".join(lines), flush=True)
+
+
+def progress_lines(
+    step: int,
+    iterations: int,
+    hands: int,
+    *,
+    training: tuple[float, float],
+    decisions: float,
+    seconds: float,
+    versus: dict[str, tuple[float, float]],
+) -> list[str]:
+    """Progress as lines of at most 80 columns: the iteration of the total, the hands so far,
+    the training hands' mean reward and share won, decisions a hand and the time; then, under
+    it, the policy against each evaluation bot (mean points a hand, share won)."""
+    mean, won = training
+    lines = [
+        f"iteration {step}/{iterations}  hands {hands}  reward {mean:+.1f}  won {won:.0%}  "
+        f"{decisions:.1f} decisions a hand  {seconds:.0f} s"
+    ]
+    if versus:
+        lines.append(
+            "  against "
+            + ", ".join(
+                f"{name} {points:+.1f} ({share:.0%} won)"
+                for name, (points, share) in versus.items()
+            )
+        )
+    return [piece for line in lines for piece in textwrap.wrap(line, 80, subsequent_indent="    ")]
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -337,11 +371,11 @@ def train(arguments: argparse.Namespace) -> int:
     trainer = Trainer(arguments.seed, arguments.batch, arguments.learning_rate, arguments.opponent)
     against = "itself" if arguments.opponent == SELF_PLAY else arguments.opponent
     print(f"training {FEATURE_COUNT} weights against {against}, seed {arguments.seed}")
-    legend = "each line: the training hands since the last line (mean reward in points, share won"
-    print(f"{legend}, decisions per hand)")
+    print("each report: the training hands since the last (mean reward in points, share")
+    print("won, decisions a hand)")
     if arguments.eval_hands:
         print(
-            f"then the trained policy against {', '.join(arguments.eval_against)} on "
+            f"then the trained policy against {', '.join(arguments.eval_against)} on\n"
             f"{arguments.eval_hands} hands each (mean reward in points, share won)"
         )
     started = time.perf_counter()

@@ -158,16 +158,41 @@ def test_the_eta_weighs_the_pairs_still_to_play() -> None:
         bots=(*BOTS, BotSpec("c", builtin="strong")), games_per_pair=2, mirror=False, seed=1
     )
     tasks = schedule(config)  # pairs (a, b), (a, c), (b, c): two games each, ids 1..6
-    eta = tournament_cmd.Eta(tasks, [], workers=1)
+    now = [0.0]
+    eta = tournament_cmd.Eta(tasks, [], workers=1, clock=lambda: now[0])
     assert eta.remaining() == "?"
+    now[0] = 1.0
     eta.finished(row(1, 1.0))  # pair (a, b): 1 s a game
+    now[0] = 11.0
     eta.finished(row(3, 10.0))  # pair (a, c): 10 s a game
-    # Left: one (a, b) game at 1 s, one (a, c) at 10 s, two (b, c) at the mean, 5.5 s.
+    # Left: one (a, b) game at 1 s, one (a, c) at 10 s, two (b, c) at the recent mean, 5.5 s.
     assert eta.remaining() == "0:22"
-    two = tournament_cmd.Eta(tasks, [row(1, 0.0), row(3, 0.0)], workers=2)
+    now[0] = 0.0
+    two = tournament_cmd.Eta(tasks, [row(1, 0.0), row(3, 0.0)], workers=2, clock=lambda: now[0])
+    now[0] = 1.0
     two.finished(row(2, 1.0))
-    two.finished(row(4, 10.0))
+    now[0] = 5.5
+    two.finished(row(4, 10.0))  # 11 game-seconds in 5.5 s: two workers busy
     assert two.remaining() == "0:06"  # two (b, c) games at 5.5 s, on two workers
+
+
+def test_the_eta_follows_the_recent_rate() -> None:
+    """A slow table after many quick ones: the rate and the time left are the recent games',
+    not the whole run's average (which would say 2.5 games a second long after it is 0.2)."""
+    bots = tuple(BotSpec(name, builtin="random") for name in "abc")
+    config = Config(bots=bots, games_per_pair=100, mirror=False, seed=1)
+    tasks = schedule(config)  # (a, b) ids 1..100, (a, c) 101..200, (b, c) 201..300
+    now = [0.0]
+    eta = tournament_cmd.Eta(tasks, [], workers=1, clock=lambda: now[0])
+    for number in range(1, 101):  # the quick table: 0.1 s a game
+        now[0] += 0.1
+        eta.finished(row(number, 0.1))
+    for number in range(101, 101 + tournament_cmd.RECENT):  # then a slow one: 5 s a game
+        now[0] += 5.0
+        eta.finished(row(number, 5.0))
+    assert eta.rate() == "0.2/s"
+    # left: 70 games of the slow table at 5 s and 100 unseen at the recent 5 s, one at a time
+    assert eta.remaining() == f"{170 * 5 // 60}:{170 * 5 % 60:02d}"
 
 
 def test_without_a_terminal_progress_is_a_plain_line_now_and_then(

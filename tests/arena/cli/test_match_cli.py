@@ -126,8 +126,8 @@ def test_the_readable_summary() -> None:
     assert re.fullmatch(r"greedy +\d +\d +0 +\d+\.\d% +\d+\.\d +-", lines[6])
     assert re.fullmatch(r"random +\d +\d +0 +\d+\.\d% +\d+\.\d +-", lines[7])
     assert re.fullmatch(
-        r"greedy - random: [+-]\d+\.\d\d ± \d+\.\d\d points a game, "
-        r"95% \[[+-]\d+\.\d\d, [+-]\d+\.\d\d\] \(2 games\)",
+        r"greedy - random: [+-]\d+\.\d\d points a game \(2 games\); no interval under 10 "
+        r"games played out \(too few to measure the spread\)",
         lines[8],
     )
     assert lines[-1] == "2 games, seed 5"
@@ -313,3 +313,48 @@ def test_a_long_match_without_lines_says_how_far_it_is(
     notes = [line for line in err.splitlines() if line.startswith("match: ")]
     assert notes[0] == "match: 1 of 24 hands played" and notes[-1] == "match: 24 of 24 hands played"
     assert "match:" not in out
+
+
+class _Report:
+    """What :class:`arena.cli.match.Points` reads of a game's report: who failed, the scores."""
+
+    def __init__(self, scores: tuple[int, int], failed: int | None = None) -> None:
+        self.scores, self.failed = scores, failed
+
+    def points(self, bot: int) -> int:
+        return self.scores[bot]
+
+
+def _points(*reports: _Report) -> object:
+    from arena.cli.match import Points
+    from engine.formats import TWO_PLAYER
+
+    points = Points(2, TWO_PLAYER)
+    for report in reports:
+        points.add(report)  # type: ignore[arg-type]
+    return points
+
+
+def test_no_interval_from_a_handful_of_games_and_forfeits_apart_from_points() -> None:
+    from arena.cli.match import FEWEST_FOR_INTERVAL, _difference
+
+    sides = ("a", "b")
+    two = _difference(_points(_Report((150, 0)), _Report((140, 10))), sides, "game")  # type: ignore[arg-type]
+    assert two == [
+        "a - b: +140.00 points a game (2 games); no interval under 10 games played out (too "
+        "few to measure the spread)"
+    ]
+    enough = [_Report((100 + i, 0)) for i in range(FEWEST_FOR_INTERVAL)]
+    shown = _difference(_points(*enough, _Report((0, 0), failed=1)), sides, "game")  # type: ignore[arg-type]
+    assert "± " in shown[0] and "95% [" in shown[0]
+    assert shown[0].endswith("(10 games; 1 game forfeited, not counted in points)")
+    forfeits = _difference(_points(_Report((0, 0), 0), _Report((0, 0), 1)), sides, "game")  # type: ignore[arg-type]
+    assert forfeits == ["a - b: no points, every game forfeited"]  # not +0.00 +- 0.00: not even
+    one = _difference(_points(_Report((25, 0))), sides, "hand")  # type: ignore[arg-type]
+    assert one[0].startswith("a - b: +25.00 points a hand (1 hand);")  # never "1 hands"
+
+
+def test_one_game_is_one_game() -> None:
+    done = gin_arena("match", "greedy", "random", "--games", "1", "--seed", "5")
+    assert done.returncode == 0, done.stderr
+    assert "1 games" not in done.stdout and done.stdout.splitlines()[-1] == "1 game, seed 5"

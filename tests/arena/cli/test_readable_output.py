@@ -187,9 +187,23 @@ def test_certainty_says_how_many_more_games_would_separate_neighbours() -> None:
     assert round(more, -1) == 560  # shrinks as 1 / sqrt(games): 563.9 more for LOS 95%
     assert lines[1] == (
         "strong is ahead of greedy with 80% likelihood (LOS); about 560 more games like these "
-        "would separate them at 95%, if the gap holds."
+        "would separate them (LOS 95%), if the gap holds."
     )
-    assert lines[2] == "greedy is ahead of random with >99% likelihood (LOS): separated at 95%."
+    assert lines[2] == (
+        "greedy is ahead of random with >99% likelihood (LOS): separated (LOS 95% or more)."
+    )
+    assert "Separated means a LOS of 95% or more" in lines[0]  # said where it is printed
+
+
+def test_a_los_that_rounds_to_100_reads_more_than_99() -> None:
+    from arena.tournament.standings import likelihood
+
+    assert [likelihood(x) for x in (1.0, 0.9999, 0.995, 0.994, 0.003)] == [
+        ">99%", ">99%", ">99%", "99%", "<1%"
+    ]  # fmt: skip
+    fit = Fit([rating("greedy", 400, 1.0), rating("random", -400, None)])
+    table = render_table(Standings(fit, {"greedy": {}, "random": {}}, games=200))
+    assert ">99%" in table and "100%" not in table.replace("100.0%", "")
 
 
 def test_a_tie_in_the_lead_is_said() -> None:

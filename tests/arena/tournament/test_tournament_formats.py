@@ -602,7 +602,7 @@ def test_a_three_player_tournament_end_to_end(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     header, _, rest = done.stdout.partition("\n")
     assert header == (
-        "three-player round-robin of 4 bots (a, b, c, d): 4 tables of 3, 3 games each, "
+        "three-player round-robin of 4 bots (a, b, c, d): 4 tables of 3 bots, 3 games a table, "
         "mirrored, seed 5; database t.sqlite"
     )
     assert rest.startswith("Standings after 12 games (three-player)\n")

@@ -13,6 +13,9 @@ but misbehaving as its first argument says.
     faulty.py changes-on-reject  a refused action first plays the first legal action
     faulty.py swapped-deal   deal every hand with the deck's first two cards swapped
     faulty.py only-knocks    when a knock is legal, list the knocks alone (a compulsory knock)
+    faulty.py compulsory-gin  gin compulsory, as RLCard has it: where the player to discard can
+                             go gin, list the gin knocks alone and refuse every other action
+    faulty.py knock-unlaid   a knock's discard is not reported on the pile (state after a knock)
 """
 
 from __future__ import annotations
@@ -56,12 +59,28 @@ def _as_declared(response: dict[str, Any], declared: dict[str, Any], op: object)
                     show.pop(key, None)
 
 
+def _gin_knocks(engine: ReferenceEngine) -> list[str]:
+    """The knocks that go gin (no deadwood kept) where the reference has the player discard."""
+    knocks = [a for a in engine.call({"op": "legal"}).get("actions", []) if a.startswith("knock ")]
+    state = engine.call({"op": "state"})["state"]
+    hand = state["hands"][state["to_move"]]
+    return [
+        a
+        for a in knocks
+        if engine.call({"op": "deadwood", "hand": [c for c in hand if c != a.split()[1]]})[
+            "deadwood"
+        ]
+        == 0
+    ]
+
+
 def main() -> int:
     mode = sys.argv[1]
     at = int(sys.argv[2]) if len(sys.argv) > 2 and mode != "declares" else 0
     declared: dict[str, Any] = json.loads(sys.argv[2]) if mode == "declares" else {}
     engine = ReferenceEngine()
     count = 0
+    last = ""  # the last action applied
     for line in sys.stdin:
         count += 1
         request = json.loads(line)
@@ -84,7 +103,25 @@ def main() -> int:
                 engine.call({"op": "apply", "action": legal[0]})
             print(json.dumps(response), flush=True)
             continue
+        if mode == "compulsory-gin" and op in ("legal", "apply"):
+            gins = _gin_knocks(engine)
+            if gins and op == "legal":
+                print(json.dumps({"ok": True, "actions": gins}), flush=True)
+                continue
+            if gins and str(request.get("action")).split(" /")[0].strip() not in gins:
+                refusal = {"ok": False, "error": "illegal", "message": "gin is compulsory"}
+                print(json.dumps(refusal), flush=True)
+                continue
         response = engine.call(request)
+        if op == "apply" and response["ok"]:
+            last = str(request.get("action"))
+        elif op in ("hand", "game", "next_hand"):
+            last = ""
+        if mode == "knock-unlaid" and op == "state" and last.startswith("knock "):
+            state = response["state"]
+            if state["discard_pile"]:
+                state["discard_pile"] = state["discard_pile"][:-1]
+                state["discard_top"] = (state["discard_pile"] or [None])[-1]
         if mode == "declares" and op == "hello":
             response = {**response, "capabilities": declared, "notes": ["declared on purpose"]}
         if mode == "declares":
