@@ -61,23 +61,42 @@ class Lines:
         return last
 
 
+_LOG_READ: Final = 65536
+"""The most of a bot's stderr read at once."""
+
+
 def keep_log(stream: IO[bytes], path: Path, limit: int) -> None:
     """Copy ``stream`` (a bot's stderr) to the end of the file at ``path`` until it ends, keeping
     the file within ``limit`` bytes (across restarts: the file may hold earlier runs' words); past
     it, the rest is read and dropped, slowly, so that a bot that floods its stderr is slowed, not
-    the referee."""
+    the referee. What the bot writes is copied as it comes, in whole lines (a line longer than a
+    read goes as it is): processes of one bot that run at once (two workers' games) may share a
+    log, and appending whole lines keeps their lines whole."""
+    fd = stream.fileno()
     with open(path, "ab") as log:
         written = log.seek(0, os.SEEK_END)  # the cap holds for the file, across restarts
+        pending = b""
         try:
-            while chunk := stream.read(65536):
+            while True:
+                chunk = os.read(fd, _LOG_READ)
+                data = pending + chunk
+                cut = len(data) if not chunk else data.rfind(b"\n") + 1
+                if chunk and cut == 0 and len(data) < _LOG_READ:
+                    pending = data  # the rest of the line is to come
+                    continue
+                cut = cut or len(data)
+                piece, pending = data[:cut], data[cut:]
                 if written < limit:
-                    piece = chunk[: limit - written]
+                    piece = piece[: limit - written]
                     log.write(piece)
                     log.flush()
                     written += len(piece)
                     if written >= limit:
                         log.write(b"\n[gin-arena: log truncated at the size cap]\n")
-                else:
+                        log.flush()
+                elif chunk:
                     time.sleep(_LOG_THROTTLE_SECONDS)
+                if not chunk:
+                    break
         except (OSError, ValueError):
             pass

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -410,3 +411,35 @@ def test_a_groups_processes_are_read_afresh_after_one_ends() -> None:
         assert group.pids() == []
     finally:
         group.remove()
+
+
+def test_processes_sharing_a_log_keep_their_lines_whole(tmp_path: Path) -> None:
+    """Two processes of one bot at once (two workers' games) write their stderr, in pieces, to
+    one log, more than a read holds: each line arrives whole, whatever the pieces (copied a read
+    at a time, a line cut between two reads had the other process's words in its middle)."""
+    script = (
+        "import os, sys, time\n"
+        "tag = sys.argv[1]\n"
+        "for n in range(200):\n"
+        "    line = f'{tag} {n} ' + 'x' * (900 + n % 97) + '\\n'\n"
+        "    os.write(2, line[:5].encode()); time.sleep(0.0005); os.write(2, line[5:].encode())\n"
+    )
+    log = tmp_path / "bot.stderr.log"
+    children = [
+        subprocess.Popen([sys.executable, "-c", script, tag], stderr=subprocess.PIPE)
+        for tag in ("north", "south")
+    ]
+    keepers = [
+        threading.Thread(target=output.keep_log, args=(child.stderr, log, 1 << 20))
+        for child in children
+    ]
+    for keeper in keepers:
+        keeper.start()
+    for child, keeper in zip(children, keepers, strict=True):
+        child.wait()
+        keeper.join()
+    lines = log.read_text().splitlines()
+    assert len(lines) == 400
+    for line in lines:
+        tag, number, *rest = line.split(" ")
+        assert tag in ("north", "south") and rest == ["x" * (900 + int(number) % 97)], line[:80]
