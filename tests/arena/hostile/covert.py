@@ -260,9 +260,19 @@ rounds = mmap.mmap(-1, 8 * HOPPERS)
 """The hoppers' rounds, shared with them (memory mapped before they fork)."""
 
 
+def fork_again() -> int:
+    """``os.fork()``, tried again while the bot is at its process limit (the hoppers started
+    first fill it with processes that have ended but are not reaped yet)."""
+    while True:
+        try:
+            return os.fork()
+        except BlockingIOError:
+            time.sleep(0.001)
+
+
 def hoppers(count: int = HOPPERS) -> None:
     for slot in range(count):
-        if os.fork() == 0:
+        if fork_again() == 0:
             while True:  # fork, let the child go on, exit: never the same pid for long
                 try:
                     pid = os.fork()
