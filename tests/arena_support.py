@@ -23,11 +23,14 @@ from engine.rules import Rules
 from protocol import messages as m
 from protocol.convert import legal_models
 from protocol.views import observation_model
+from support import QUICK
 
 HOSTILE = Path(__file__).resolve().parent / "arena" / "hostile"
 
-CLOCK = Clock(move=0.3, grace=0.1, startup=5.0)
-"""Short moves, so that a hung bot costs a fraction of a second; a generous start-up."""
+CLOCK = Clock(move=0.3, grace=0.1, startup=QUICK)
+"""Short moves, so that a hung bot costs a fraction of a second; a start-up generous enough for
+a loaded machine (a CI run once saw a plain Python bot miss 5 s, while four test workers shared
+two cores). A bot that fails at start-up exits, so a long allowance costs nothing there."""
 GREEDY = BotSpec("greedy", builtin="greedy")
 """The built-in greedy bot, run in-process: the well-behaved opponent."""
 
