@@ -138,7 +138,7 @@
           body.appendChild(row([el("td", "name", name), el("td", null, reason), num(counts[name][reason])]));
         });
     });
-    $("forfeits-table").hidden = names.length === 0;
+    $("forfeits-wrap").hidden = names.length === 0;
     $("forfeits-none").hidden = names.length > 0;
     list($("forfeit-lines"), data.forfeits.lines);
   }
