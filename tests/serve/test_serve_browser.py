@@ -91,7 +91,9 @@ def browser() -> Iterator[Browser]:
             "playwright is not installed: pip install playwright==1.65.2 "
             "(tox -e serve-browser installs it)"
         )
-    pytest.importorskip("starlette", reason="gin-arena serve needs the web extra: pip install '.[web]'")
+    pytest.importorskip(
+        "starlette", reason="gin-arena serve needs the web extra: pip install '.[web]'"
+    )
     executable = shutil.which("chromium")
     if executable is None:
         pytest.skip(
