@@ -290,15 +290,15 @@ HISTORY_AXES: Final = {
         "games, a round at a time (the first game of every pair, then the second...)",
         "Each bot's Elo fitted on the games up to each point, the games taken a round at a time: "
         "the first game of every pair (or table), then the second, and so on, not in the order "
-        "they were played. A tournament plays pair after pair, so the order played would show "
-        "the schedule, not form; here each point is the fit on as many games of every pair.",
+        "they were played. A round robin's schedule plays pair after pair, so the order played "
+        "would show the schedule, not form; here each round adds a game of every pair.",
     ),
     "played": (
         "games, in the order the league played them",
         "Each version's Elo fitted on the games up to each point, in the order the league played "
-        "them: a version's line starts at its first game and ends at its last (an update "
-        "starts a new version's line). A version is one program throughout: a line shows how "
-        "its fit settled as games came in, not form.",
+        "them: a version's line starts at its first game (an update starts a new version's "
+        "line) and goes on moving after its last, as games between the others refine the fit. "
+        "A version is one program throughout: a line shows how its estimate settled, not form.",
     ),
 }
 """The Elo history's x axis by the order its games are taken in: the axis label and the
