@@ -2,11 +2,14 @@
 section shows, as plain JSON values (the page embeds them; ``gin-arena report --json`` prints
 them; the tests check them).
 
-:func:`from_store` and :func:`from_record` read the games; :func:`build` makes the report's data
-of them: standings (Elo with its 95% interval, LOS to the next), the crosstable, Elo as the games
-went, failures by bot and reason with examples, move times by bot, the game list and, for every
-game whose record is kept, its replay (the deal, each action with the card it moved, each hand's
-show-down and scores) played back through the engine (:mod:`arena.records.playback`).
+:func:`from_store` and :func:`from_record` read the games and what was played
+(:mod:`arena.report.facts`); :func:`build` makes the report's data of them: the event's facts
+(``event``), standings (Elo with its 95% interval, LOS to the next) and the terminal's sentences on
+them (``sentences``), the crosstable, Elo as the games went (:func:`elo_history`, a round at a
+time outside a league), failures by bot and reason with examples, move times by bot, the game
+list and, for every game whose record is kept, its replay (the deal, each action with the card it
+moved, each hand's show-down and scores) played back through the engine
+(:mod:`arena.records.playback`). A live page renders the same ``event`` and ``sentences``.
 """
 
 from __future__ import annotations
@@ -72,10 +75,11 @@ class Game:
 def from_store(
     path: Path, progress: Progress = _quiet
 ) -> tuple[list[str], list[Game], dict[str, Any]]:
-    """The bots, games (by id) and configuration (``rules``, ``mode``) of a tournament
-    database, opened read-only (it may be in use by a running tournament); ``progress`` is told
-    of each game read. A league's database gives every version as a bot, and its configuration
-    has ``league``: the versions still scheduled (``active``) and the others (``retired``)."""
+    """The bots, games (by id) and configuration (``rules``, ``mode``, ``event``: what
+    :func:`arena.report.facts.of_store` says of it) of a tournament database, opened read-only
+    (it may be in use by a running tournament); ``progress`` is told of each game read. A
+    league's database gives every version as a bot, and its configuration has ``league``: the
+    versions still scheduled (``active``) and the others (``retired``)."""
     from arena.tournament import league
     from arena.tournament.config import Config
     from arena.tournament.store import StoreError
@@ -93,12 +97,16 @@ def from_store(
                 "rules": state.settings.rules.to_dict(),
                 "mode": "two-player",
                 "league": {"active": active, "retired": [v for v in names if v not in active]},
+                "event": facts.of_store(store, state),
             }
         else:
             config = Config.from_stored(store.config(), repr(str(path)))
             names = config.names()
-            described = {"rules": config.rules.to_dict(), "mode": str(config.mode)}
-        described["event"] = facts.of_store(store, state if league.is_league(store) else None)
+            described = {
+                "rules": config.rules.to_dict(),
+                "mode": str(config.mode),
+                "event": facts.of_store(store),
+            }
         games = []
         total = len(store.done())  # a game finished meanwhile is read too: done may pass total
         progress("reading games", 0, total)
@@ -120,7 +128,8 @@ def from_store(
 
 
 def from_record(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
-    """The bots, games and match tags of a record file (``gin-arena match --record``)."""
+    """The bots, games and match tags of a record file (``gin-arena match --record``), with
+    ``event``: what :func:`arena.report.facts.of_records` says of it."""
     try:
         records = read_games(path)
     except RecordError as error:

@@ -38,6 +38,19 @@ KIND_WORDS: Final = {
 }
 """How a header names each kind of event."""
 
+MIRRORED: Final = {
+    "two-player": "each deal played twice, the seats swapped",
+    "hollywood": "each deal played twice, the seats swapped",
+    "three-player": "each deal played three times, every bot in every seat",
+    "partnership": "each deal played twice, the teams swapping sides",
+}
+"""What a mirrored deal is in each format (:func:`arena.play.match.rotations`); a format of
+one's own: "each deal played in every seating"."""
+
+
+def _mirrored(mode: str) -> str:
+    return MIRRORED.get(mode, "each deal played in every seating")
+
 
 def rules_facts(options: Mapping[str, Any]) -> dict[str, Any]:
     """The rules of ``options`` (a full or partial option mapping) as the preset they are
@@ -119,12 +132,7 @@ def _schedule_text(config: Mapping[str, Any]) -> str:
     games = int(config["games_per_pair"])
     if not config.get("mirror", True):
         return f"{games}, each a deal of its own"
-    how = (
-        "each deal played twice, the seats swapped"
-        if config.get("mode", "two-player") in ("two-player", "hollywood")
-        else "each deal played in every seating"
-    )
-    return f"{games}, mirrored: {how}"
+    return f"{games}, mirrored: {_mirrored(str(config.get('mode', 'two-player')))}"
 
 
 def of_store(store: Store, state: State | None = None) -> dict[str, Any]:
@@ -254,11 +262,7 @@ def of_records(records: Sequence[RecordedGame]) -> dict[str, Any]:
         "rules": rules_facts(first.rules),
         "bots": list(bots.values()),
     }
-    seating = (
-        "mirrored: each deal played twice, the seats swapped"
-        if mirror
-        else "each game a deal of its own"
-    )
+    seating = f"mirrored: {_mirrored(out['mode'])}" if mirror else "each game a deal of its own"
     summary = [
         ["Kind", f"{'match' if len(seeds) == 1 else 'matches'}, {out['mode']}"],
         ["Seed", seeds[0] if len(seeds) == 1 else f"{len(seeds)} matches: {', '.join(seeds)}"],
