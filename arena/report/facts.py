@@ -185,8 +185,14 @@ def _sprt_text(params: Mapping[str, Any], names: Sequence[str]) -> str:
     )
 
 
+def when(iso: str) -> str:
+    """An ISO time as a header shows it: ``2026-12-07 14:05:38 UTC``."""
+    return iso.replace("T", " ").removesuffix("+00:00") + (" UTC" if iso.endswith("+00:00") else "")
+
+
 def _common(out: dict[str, Any], config: Mapping[str, Any]) -> list[list[str]]:
     lines = [
+        ["Created", when(out["created"])] if out.get("created") else None,
         ["Time control", clock_text(out["clock"])] if out["clock"] else None,
         ["Limits", _limits_text(config)],
         ["Rules", out["rules"]["text"]],
@@ -268,6 +274,8 @@ def of_records(records: Sequence[RecordedGame]) -> dict[str, Any]:
         ["Seed", seeds[0] if len(seeds) == 1 else f"{len(seeds)} matches: {', '.join(seeds)}"],
         ["Seating", seating],
     ]
+    if first.date:
+        summary.append(["Played", f"from {when(first.date)}"])
     if out["clock"]:
         summary.append(["Time control", clock_text(out["clock"])])
     text = out["rules"]["text"]
@@ -289,4 +297,4 @@ def sentences(table: Standings) -> dict[str, list[str]]:
     }
 
 
-__all__ = ["clock_text", "of_records", "of_store", "rules_facts", "sentences"]
+__all__ = ["clock_text", "of_records", "of_store", "rules_facts", "sentences", "when"]

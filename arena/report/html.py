@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
+from arena.report.facts import when
 from arena.report.plots import bot_style, score_colour
 from arena.tournament.standings import likelihood
 
@@ -44,7 +45,7 @@ def render(data: dict[str, Any], plots: dict[str, str] | None, note: str | None 
     values = {
         "title": _e(data["title"]),
         "engine_version": _e(data["engine_version"]),
-        "generated": _e(_when(data["generated"])),
+        "generated": _e(when(data["generated"])),
         "css": _asset("page.css"),
         "js": _asset("viewer.js"),
         "header": _header(data, note),
@@ -84,10 +85,6 @@ def _asset(name: str) -> str:
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
-
-
-def _when(iso: str) -> str:
-    return iso.replace("T", " ").removesuffix("+00:00") + (" UTC" if iso.endswith("+00:00") else "")
 
 
 def _signed(value: float) -> str:
@@ -156,7 +153,7 @@ def _header(data: dict[str, Any], note: str | None) -> str:
         ("Source", f"{_e(kind)} <code>{_e(source.get('path', ''))}</code>"),
         (
             "Generated",
-            f'<time datetime="{_e(data["generated"])}">{_e(_when(data["generated"]))}</time>',
+            f'<time datetime="{_e(data["generated"])}">{_e(when(data["generated"]))}</time>',
         ),
         ("Engine", _e(data["engine_version"])),
         ("Games", _e(data["games"])),

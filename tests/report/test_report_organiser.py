@@ -85,9 +85,10 @@ def test_the_header_names_what_was_played(page: str, tournament: Path) -> None:
     assert "<span class=key>knock limit</span> 7</li>" in page  # every option, folded
     store = Store.open(tournament, readonly=True)
     try:
-        bots = store.bots()
+        bots, created = store.bots(), store.meta("created")
     finally:
         store.close()
+    assert created and _fact(page, "Created") == facts.when(created)
     header = page[page.index("<header") : page.index("</header>")]
     for name, (command, version, digest) in bots.items():
         row = re.search(rf'<tr data-bot="{re.escape(html.escape(name))}">(.*?)</tr>', header)
