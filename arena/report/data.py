@@ -442,6 +442,7 @@ def game_entry(game: Game) -> dict[str, Any]:
         "failed": row.failed,
         "hands": row.hands,
         "seconds": round(row.seconds, 3),
+        "seed": str(row.seed),
         "replay": False,
     }
 

@@ -108,7 +108,7 @@ def _limits_text(config: Mapping[str, Any]) -> str:
     if config.get("cpu_seconds") is not None:
         parts.append(f"{config['cpu_seconds']} s of CPU a process")
     if config.get("pids") is not None:
-        parts.append(f"{config['pids']} processes")
+        parts.append(f"{config['pids']} processes and threads at once")
     limits = ", ".join(parts) or "the defaults (none set with --memory-mb, --cpu-seconds, --pids)"
     where = "" if config.get("in_process", True) else "; built-in bots in processes of their own"
     return f"each bot: {limits}{where}"
@@ -270,7 +270,7 @@ def of_records(records: Sequence[RecordedGame]) -> dict[str, Any]:
     }
     seating = f"mirrored: {_mirrored(out['mode'])}" if mirror else "each game a deal of its own"
     summary = [
-        ["Kind", f"{'match' if len(seeds) == 1 else 'matches'}, {out['mode']}"],
+        ["Kind", f"{KIND_WORDS['match']}{'' if len(seeds) == 1 else 'es'}, {out['mode']}"],
         ["Seed", seeds[0] if len(seeds) == 1 else f"{len(seeds)} matches: {', '.join(seeds)}"],
         ["Seating", seating],
     ]

@@ -460,15 +460,16 @@ def _games(data: dict[str, Any]) -> str:
             f'<tr data-game="{gid}"{css}><td class="num">{link}</td>'
             f"<td>{joined.join(_e(p) for p in players)}</td><td>{winner}</td>"
             f'<td class="num">{scores}</td><td>{reason}</td><td class="num">{g["hands"]}</td>'
-            f'<td class="num">{g["seconds"]:.3f}</td></tr>'
+            f'<td class="num">{g["seconds"]:.3f}</td>'
+            f'<td class="num"><code>{_e(g.get("seed", ""))}</code></td></tr>'
         )
     table = _table(
         "games-table",
         "Every game (the number links to its replay): the players in their seats, the scores in "
-        "the same order.",
-        ["Game", "Players", "Winner", "Scores", "Reason", "Hands", "Seconds"],
+        "the same order, and the seed of its deal (a mirrored game shares its deal's).",
+        ["Game", "Players", "Winner", "Scores", "Reason", "Hands", "Seconds", "Deal seed"],
         rows,
-        numeric=(0, 3, 5, 6),
+        numeric=(0, 3, 5, 6, 7),
         css="data games",
     )
     return (

@@ -100,6 +100,18 @@ def test_the_header_names_what_was_played(page: str, tournament: Path) -> None:
     assert HOSTILE_ARG in bots[HOSTILE_NAME][0]  # the markup is in the command as stored...
 
 
+def test_each_game_names_its_deal_seed(page: str, tournament: Path) -> None:
+    store = Store.open(tournament, readonly=True)
+    try:
+        seeds = {row.id: row.seed for row in store.games(records=False)}
+    finally:
+        store.close()
+    games = _section(page, "games")
+    for game, seed in seeds.items():
+        row = re.search(rf'<tr data-game="{game}"[^>]*>(.*?)</tr>', games)
+        assert row and row.group(1).endswith(f'<td class="num"><code>{seed}</code></td>'), game
+
+
 def test_what_a_bot_controls_is_escaped(page: str) -> None:
     assert HOSTILE_ARG not in page and HOSTILE_NAME not in page  # ...and never raw in the page
     assert html.escape(HOSTILE_ARG) in page and html.escape(HOSTILE_NAME) in page
