@@ -210,7 +210,17 @@ def test_serving_writes_nothing(club: Path, serve: Any, tmp_path: Path) -> None:
 
 def test_a_tournament_database_is_served_too(tmp_path: Path, serve: Any) -> None:
     db = tmp_path / "t.sqlite"
-    cli("tournament", "--db", str(db), "--bots", "greedy,random", "--games-per-table", "4")
+    cli(
+        "tournament",
+        "--db",
+        str(db),
+        "--bot",
+        "g=greedy",
+        "--bot",
+        "r=random",
+        "--games-per-table",
+        "4",
+    )
     server = serve("--db", str(db))
     state = server.json("/api/state")
     assert state["kind"] == "tournament" and state["games"] == 4
