@@ -19,6 +19,7 @@ import pytest
 from arena_support import HOSTILE
 from support import LONG, ROOT, gin_arena
 
+from arena.play.match import Planned
 from arena.seats.botspec import resolve
 from arena.seats.connection import FAILURE_REASONS
 from arena.stats.league import Pairing
@@ -150,25 +151,23 @@ def test_a_broken_version_is_left_out_of_the_scheduling_that_follows(tmp_path: P
 def drawn(
     jobs: Sequence[tuple[dict[str, Any], Task]], commit: Committer, *_: Any, **__: Any
 ) -> None:
-    """Each game won by a side drawn from its seed; a version of bot ``crashy`` forfeits all."""
+    """Stands in for the runner's ``play``: a version of bot ``crashy`` forfeits every game, any
+    other game is won by a side drawn from its seed."""
     for config, task in jobs:
-        names = [bot["name"] for bot in config["bots"]]
-        rows = []
-        for game in task.games:
-            first, second = (names[task.table[s]] for s in game.seats)
-            crashed = next((n for n in (first, second) if n.startswith("crashy@")), None)
-            won = random.Random(f"{game.seed}:{game.number}").random() < 0.5
-            winner = (
-                (second if crashed == first else first) if crashed else (first if won else second)
-            )
-            rows.append(
-                GameRow(
-                    game.number, first, second, game.seed, winner,
-                    "crash" if crashed else "score", crashed, "died" if crashed else "", "",
-                    100 * (winner == first), 100 * (winner == second), 1, 0.0, "",
-                )
-            )  # fmt: skip
-        commit(rows)
+        names = [names["name"] for names in config["bots"]]
+        commit([_game(game, *(names[task.table[s]] for s in game.seats)) for game in task.games])
+
+
+def _game(game: Planned, first: str, second: str) -> GameRow:
+    crashed = next((n for n in (first, second) if n.startswith("crashy@")), None)
+    if crashed is not None:
+        winner = second if crashed == first else first
+    else:
+        winner = random.Random(f"{game.seed}:{game.number}").choice((first, second))
+    reason, message = ("crash", "died") if crashed else ("score", "")
+    points = (100 * (winner == first), 100 * (winner == second))
+    return GameRow(game.number, first, second, game.seed, winner, reason, crashed, message, "",
+                   *points, 1, 0.0, "")  # fmt: skip
 
 
 def enter(store: Store, name: str, program: str) -> None:
