@@ -176,7 +176,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the league's standings: Elo, 95%% interval, games",
         description="Print the standings: each active bot's current version (every version "
         "with --all) with its Elo relative to the mean, 95% interval, games, wins, losses, "
-        "draws and whether it is settled.",
+        "draws, forfeits by reason, the change from the version before and its status "
+        "(playing, settled, broken, replaced, retired); docs/LEAGUE.md lists the JSON fields.",
     )
     _db(table)
     table.add_argument("--all", action="store_true", help="every version, retired ones too")

@@ -12,10 +12,11 @@ order: ``join``, ``replace`` (an update), ``retire`` and ``schedule`` (a batch o
 results are applied in the order the run applied them, and each ``schedule`` entry is checked
 against what the scheduler issues again (same seed, same events, same order: same pairings). The
 rule the run follows and the replay repeats: after a batch's games are all played, its results
-are applied (pairing order), then the membership events logged since the last ``schedule``
-(log order), then the next batch is scheduled. So a league can be stopped in any way (Ctrl-C,
-kill -9, a lost machine) and resumed with nothing lost or played twice: the games of the last
-batch that are missing are played first.
+are applied (pairing order; a version whose first pairings leave it broken retires there and then,
+:mod:`arena.tournament.league_health`), then the membership events logged since the last
+``schedule`` (log order), then the next batch is scheduled. So a league can be stopped in any
+way (Ctrl-C, kill -9, a lost machine) and resumed with nothing lost or played twice: the games of
+the last batch that are missing are played first.
 
 **Snapshots.** Replaying costs what scheduling cost (a few ms a pairing at 1,000 bots), and every
 command opens the league, so the run also keeps a snapshot of the league (``snapshot`` table: the
@@ -448,6 +449,10 @@ def retire(store: Store, name: str) -> list[str]:
         if not versions:
             raise LeagueDatabaseError(f"the league has no bot or version {name!r}")
     active = [v for v in versions if state.is_active(v)]
+    if not active and versions[-1] in state.health.broken:
+        raise LeagueDatabaseError(
+            f"{versions[-1]} is broken: it is left out of scheduling already, its games kept"
+        )
     if not active:
         raise LeagueDatabaseError(f"{name!r} is retired already")
     for version in active:

@@ -111,6 +111,10 @@ def test_a_bot_that_crashes_at_once_is_broken_named_and_left_out(tmp_path: Path)
             csv_rows(list(rows.values()))[1:]}  # fmt: skip
     assert flat["crashy@1"]["forfeits_crash"] == 4
     assert flat["crashy@1"]["broken_reason"] == "crash"
+    done = league(tmp_path, "retire", "--db", str(db), "crashy")
+    assert done.returncode == 2 and "crashy@1 is broken: it is left out of scheduling already" in (
+        done.stderr
+    )
     # An update enters a new version, scheduled again; the broken one is replaced by it.
     done = league(tmp_path, "update", "--db", str(db), "crashy", "random", "--sandbox", "none")
     assert done.returncode == 0 and "added crashy@2" in done.stdout, done.stderr
