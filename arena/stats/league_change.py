@@ -2,19 +2,22 @@
 uncertainty, with the covariance the two ratings share.
 
 Two versions of one bot rarely meet (an update retires the older), so their difference is known
-through the opponents they share, and the two ratings are correlated: adding their variances
-(independence) would overstate the uncertainty of the difference. The variance of ``r_a - r_b``
-is ``c^T F^-1 c`` for the contrast ``c = e_a - e_b`` and ``F`` the fit's Fisher information, the
-weighted graph Laplacian of :mod:`arena.stats.league` (``w_ij = g_ij p_ij (1 - p_ij)``, the
-virtual draws included) plus the prior; :class:`Contrasts` solves ``F x = c`` by conjugate
-gradients on the sparse graph of the pairs that met (a few dozen products with ``F`` for a league
-of a thousand versions), at the league's own maximum. Pure arithmetic: nothing is played or
-stored.
+through the opponents they share, and the two ratings are correlated: adding their variances (as
+if they were independent) is wrong either way, too wide where shared opponents correlate them,
+too narrow where the ratings' centring on their mean does (a small league). The variance of
+``r_a - r_b`` is ``c^T F^-1 c`` for the contrast ``c = e_a - e_b`` and ``F`` the fit's Fisher
+information, the weighted graph Laplacian of :mod:`arena.stats.league` (``w_ij = g_ij p_ij (1 -
+p_ij)``, the virtual draws included) plus the prior; :class:`Contrasts` solves ``F x = c`` by
+conjugate gradients on the sparse graph of the pairs that met, at the league's own maximum (for
+two neighbours among 1,000 versions that each met their 6 nearest, a chain, the slowest kind of
+graph: 360 products with ``F``, half a second; docs/LEAGUE.md). Pure arithmetic: nothing is
+played or stored.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 from arena.stats.league import PRIOR_PRECISION, League
@@ -42,16 +45,18 @@ class Contrasts:
         shift = sum(played) / len(played) if played else 0.0
         self._placed = [(float(g) - shift) * ELO_PER_NAT for g in data["guess"]]
         prior_draws = float(data["prior_draws"])
-        self._weights: list[list[tuple[int, float]]] = []
+        self._columns: list[list[int]] = []
+        self._weights: list[list[float]] = []
         self._diagonal: list[float] = []
         for i, row in enumerate(adj):
             weights = []
             for j, games in row.items():
                 p = 1 / (1 + math.exp(r[j] - r[i]))
                 draws = virtual_draws(prior_draws, len(row), len(adj[j]))
-                weights.append((j, (games + draws) * p * (1 - p)))
+                weights.append((games + draws) * p * (1 - p))
+            self._columns.append(list(row))
             self._weights.append(weights)
-            self._diagonal.append(PRIOR_PRECISION + sum(w for _, w in weights))
+            self._diagonal.append(PRIOR_PRECISION + sum(weights))
 
     def played(self, version: str) -> bool:
         return self._played[self._index[version]]
@@ -73,9 +78,12 @@ class Contrasts:
 
     def _times(self, x: Sequence[float]) -> list[float]:
         """``F x``."""
+        at = x.__getitem__
         return [
-            d * x[k] - sum(w * x[j] for j, w in self._weights[k])
-            for k, d in enumerate(self._diagonal)
+            d * x[k] - sum(map(operator.mul, weights, map(at, columns)))
+            for k, (d, weights, columns) in enumerate(
+                zip(self._diagonal, self._weights, self._columns, strict=True)
+            )
         ]
 
     def _solve(self, c: list[float]) -> list[float]:
