@@ -419,7 +419,7 @@ def update(
     """Enter a new version of bot ``name``: ``spec``'s program, or its current program read
     again (a file it names changed). The program's digest decides: the same as the current
     version's is no new version (None). The older version retires unless ``keep``."""
-    state = load(store)
+    state = view(store)  # the last games applied: a version they leave broken is out already
     old = state.current(name)
     if old is None:
         raise LeagueDatabaseError(
@@ -441,7 +441,7 @@ def update(
 def retire(store: Store, name: str) -> list[str]:
     """Stop scheduling bot ``name`` (every active version of it) or the one version named;
     return the versions retired."""
-    state = load(store)
+    state = view(store)  # the last games applied: a version they leave broken is out already
     if _VERSION.match(name) and name in state.specs:
         versions = [name]
     else:

@@ -37,6 +37,11 @@ LAST_WORDS = (
 )
 
 
+RUN = ("run", "--sandbox", "none", "--concurrency", "1", "--db")
+"""One worker: two workers starting one bot at once, without a sandbox, share its working
+directory, and one may find it gone (a race of ``fresh_workdir``, not of the league)."""
+
+
 def league(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return gin_arena("league", *args, cwd=tmp_path, timeout=LONG)
 
@@ -69,7 +74,7 @@ def test_a_bot_that_crashes_at_once_is_broken_named_and_left_out(tmp_path: Path)
     for name, command in (("greedy", "greedy"), ("crashy", CRASHY)):
         done = league(tmp_path, "add", "--db", str(db), name, command, "--sandbox", "none")
         assert done.returncode == 0 and f"added {name}@1" in done.stdout, done.stderr
-    done = league(tmp_path, "run", "--db", str(db), "--pairings", "2", "--sandbox", "none")
+    done = league(tmp_path, *RUN, str(db), "--pairings", "2")
     assert done.returncode == 0, done.stderr
     assert (
         "crashy@1 is broken: all 4 games of its first 2 pairings forfeited (crash: "
@@ -118,7 +123,7 @@ def test_a_bot_that_crashes_at_once_is_broken_named_and_left_out(tmp_path: Path)
     # An update enters a new version, scheduled again; the broken one is replaced by it.
     done = league(tmp_path, "update", "--db", str(db), "crashy", "random", "--sandbox", "none")
     assert done.returncode == 0 and "added crashy@2" in done.stdout, done.stderr
-    done = league(tmp_path, "run", "--db", str(db), "--pairings", "2", "--sandbox", "none")
+    done = league(tmp_path, *RUN, str(db), "--pairings", "2")
     assert done.returncode == 0, done.stderr
     assert "4 games played" in done.stdout and "is broken" not in done.stdout
     state = viewed(db)
@@ -135,7 +140,7 @@ def test_a_broken_version_is_left_out_of_the_scheduling_that_follows(tmp_path: P
     told: list[leagues.Broken] = []
     store = Store.open(db, lock=True)
     try:
-        leagues.run(store, 2, Venue("none"), pairings=8, on_broken=told.append)
+        leagues.run(store, 1, Venue("none"), pairings=8, on_broken=told.append)
         batches = [data["pairings"] for _, kind, data in store.log() if kind == "schedule"]
         games = [g for g in store.games(records=False) if "crashy@1" in g.seats]
     finally:
@@ -219,7 +224,7 @@ def test_a_league_from_before_the_rule_never_breaks_a_version() -> None:
 
 def test_a_run_rounded_up_to_a_whole_batch_says_so(tmp_path: Path) -> None:
     db = made(tmp_path, ("greedy", "greedy"), ("random", "random"))
-    done = league(tmp_path, "run", "--db", str(db), "--pairings", "1", "--sandbox", "none")
+    done = league(tmp_path, *RUN, str(db), "--pairings", "1")
     assert done.returncode == 0, done.stderr
     assert "stopped: 2 pairings: --pairings 1, rounded up to a whole batch of 2" in done.stdout
     assert leagues.played(8, 8, 8) == "8 pairings played, as --pairings asked"
@@ -232,7 +237,7 @@ def test_versions_are_shown_as_replacements_with_the_change_between_them(tmp_pat
     db = made(tmp_path, ("greedy", "greedy"), ("random", "random"), ("mine", "greedy"))
     store = Store.open(db, lock=True)
     try:
-        leagues.run(store, 2, Venue("none"), pairings=8)
+        leagues.run(store, 1, Venue("none"), pairings=8)
         assert leagues.update(store, "mine", resolve("random", name="mine"), Venue("none"))
         state = leagues.view(store)
         rows = {row["version"]: row for row in standings_json(state, all_versions=True)}
@@ -248,7 +253,7 @@ def test_versions_are_shown_as_replacements_with_the_change_between_them(tmp_pat
         assert "placed at: where the scheduler puts an update until it has played" in table
         table = render_table(list(rows.values()), state)
         assert "replaced by mine@2" in table
-        leagues.run(store, 2, Venue("none"), pairings=8)
+        leagues.run(store, 1, Venue("none"), pairings=8)
         state = leagues.view(store)
         rows = {row["version"]: row for row in standings_json(state, all_versions=True)}
         change = rows["mine@2"]["change"]
