@@ -83,8 +83,8 @@ def standings_json(state: State, *, all_versions: bool = False) -> list[dict[str
                 "rank": rank,
                 "version": version,
                 "bot": row.bot,
-                "elo": round(row.elo, 1),
-                "ci95": [round(row.low, 1), round(row.high, 1)],
+                "elo": _tenths(row.elo),
+                "ci95": [_tenths(row.low), _tenths(row.high)],
                 "games": row.games,
                 "wins": row.wins,
                 "losses": row.losses,
@@ -92,7 +92,7 @@ def standings_json(state: State, *, all_versions: bool = False) -> list[dict[str
                 "active": row.active,
                 "settled": row.settled,
                 "status": _status(row, found is not None, successor.get(version)),
-                "forfeits": state.forfeits.get(version, dict.fromkeys(FAILURE_REASONS, 0)),
+                "forfeits": dict(state.forfeits.get(version, dict.fromkeys(FAILURE_REASONS, 0))),
                 "broken": None if found is None or row.active else found.to_json(),
                 "replaces": None if version in state.kept else before,
                 "replaced_by": successor.get(version),
@@ -101,6 +101,11 @@ def standings_json(state: State, *, all_versions: bool = False) -> list[dict[str
             }
         )
     return rows
+
+
+def _tenths(elo: float) -> float:
+    """``elo`` to a tenth, never ``-0.0``."""
+    return round(elo, 1) + 0.0
 
 
 def _newest(state: State, row: Standing) -> bool:
@@ -129,8 +134,8 @@ def _change(row: Standing, before: Standing | None, contrasts: Contrasts | None)
     half = Z95 * contrasts.sd(row.version, before.version)
     return {
         "from": before.version,
-        "elo": round(change, 1),
-        "ci95": [round(change - half, 1), round(change + half, 1)],
+        "elo": _tenths(change),
+        "ci95": [_tenths(change - half), _tenths(change + half)],
     }
 
 
@@ -144,7 +149,7 @@ def _placed(row: Standing, state: State, contrasts: Contrasts | None) -> Any:
         return None
     old = state.replaced.get(row.version)
     # An update of a version found broken meanwhile enters as a newcomer (league._admit).
-    return {"elo": round(at, 1), "by": None if old in state.health.broken else old}
+    return {"elo": _tenths(at), "by": None if old in state.health.broken else old}
 
 
 def csv_rows(rows: Sequence[Mapping[str, Any]]) -> list[list[object]]:
