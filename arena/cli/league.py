@@ -9,7 +9,6 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
 
 from arena.cli.options import (
     add_clock_arguments,
@@ -30,10 +29,11 @@ from arena.cli.options import (
 )
 from arena.play.match import MatchError
 from arena.seats.botspec import BotSpec, resolve
-from arena.stats.league import MIN_SHARE, TARGET_ELO, Standing
+from arena.stats.league import MIN_SHARE, TARGET_ELO
 from arena.terminal import printable
 from arena.tournament import cluster, event
 from arena.tournament import league as leagues
+from arena.tournament.league_table import csv_rows, render_table, standings_json
 from arena.tournament.runner import Venue
 from arena.tournament.store import GameRow, Store
 
@@ -176,7 +176,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the league's standings: Elo, 95%% interval, games",
         description="Print the standings: each active bot's current version (every version "
         "with --all) with its Elo relative to the mean, 95% interval, games, wins, losses, "
-        "draws and whether it is settled.",
+        "draws, forfeits by reason, the change from the version before and its status "
+        "(playing, settled, broken, replaced, retired); docs/LEAGUE.md lists the JSON fields.",
     )
     _db(table)
     table.add_argument("--all", action="store_true", help="every version, retired ones too")
@@ -297,6 +298,10 @@ def _run(args: argparse.Namespace, store: Store) -> int:
     def on_game(row: GameRow) -> None:
         played.append(row)
 
+    def on_broken(broken: leagues.Broken) -> None:
+        bot = shlex.quote(broken.version.rpartition("@")[0])
+        print(printable(broken.sentence(bot)), flush=True)
+
     def on_batch(state: leagues.State) -> None:
         unsettled = len(state.league.unsettled()) if len(state.league.active) > 1 else 0
         print(
@@ -325,6 +330,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             pairings=args.pairings,
             on_game=on_game,
             on_batch=on_batch,
+            on_broken=on_broken,
             workdir=None if venue.logs is None else Path(venue.logs),
             ray=ray,
         )
@@ -350,47 +356,13 @@ def _print_standings(state: leagues.State, args: argparse.Namespace) -> None:
     if len(state.league.versions) == 0:
         print("the league has no bots yet")
         return
-    rows = leagues.standings(state, all_versions=args.all)
+    rows = standings_json(state, all_versions=args.all)
     if args.format == "json":
-        print(json.dumps([_row_json(row) for row in rows], indent=2))
+        print(json.dumps(rows, indent=2))
         return
     if args.format == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        fields = list(_row_json(rows[0])) if rows else []
-        writer.writerow(fields)
-        for row in rows:
-            writer.writerow([_csv(v) for v in _row_json(row).values()])
+        csv.writer(out, lineterminator="\n").writerows(csv_rows(rows))
         sys.stdout.write(out.getvalue())
         return
-    width = max([len("bot")] + [len(printable(r.version)) for r in rows])
-    print(
-        f"{'#':>3} {'bot':<{width}} {'Elo':>6} {'95% interval':>15} {'games':>6} "
-        f"{'won':>5} {'lost':>5} {'drawn':>5}  status"
-    )
-    for rank, row in enumerate(rows, 1):
-        status = ("settled" if row.settled else "playing") if row.active else "retired"
-        interval = f"{row.low:+.0f} to {row.high:+.0f}" if row.games else "no games yet"
-        print(
-            f"{rank:>3} {printable(row.version):<{width}} {row.elo:>+6.0f} {interval:>15} "
-            f"{row.games:>6} {row.wins:>5} {row.losses:>5} {row.draws:>5}  {status}"
-        )
-
-
-def _row_json(row: Standing) -> dict[str, Any]:
-    return {
-        "version": row.version,
-        "bot": row.bot,
-        "elo": round(row.elo, 1),
-        "ci95": [round(row.low, 1), round(row.high, 1)],
-        "games": row.games,
-        "wins": row.wins,
-        "losses": row.losses,
-        "draws": row.draws,
-        "active": row.active,
-        "settled": row.settled,
-    }
-
-
-def _csv(value: object) -> object:
-    return " ".join(map(str, value)) if isinstance(value, list) else value
+    sys.stdout.write(render_table(rows, state))
