@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.cli import league_compare
 from arena.cli.options import (
     add_clock_arguments,
     add_concurrency_arguments,
@@ -32,7 +33,7 @@ from arena.play.match import MatchError
 from arena.seats.botspec import BotSpec, resolve
 from arena.stats.league import MIN_SHARE, TARGET_ELO, Standing
 from arena.terminal import printable
-from arena.tournament import cluster, event
+from arena.tournament import cluster, compare, event
 from arena.tournament import league as leagues
 from arena.tournament.runner import Venue
 from arena.tournament.store import GameRow, Store
@@ -59,6 +60,8 @@ examples:
   gin-arena league add --db club.sqlite --bots bots.toml
   gin-arena league run --db club.sqlite --concurrency 2
   gin-arena league update --db club.sqlite mine            # mybot.py changed: a new version
+  gin-arena league update --db club.sqlite mine "python3 mybot2.py" --keep
+  gin-arena league compare --db club.sqlite mine@2 mine@1  # is mine@2 better? an SPRT
   gin-arena league retire --db club.sqlite greedy
   gin-arena league standings --db club.sqlite --all
 """
@@ -171,6 +174,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_sandbox_argument(run)
     add_logs_argument(run)
 
+    league_compare.add_parser(actions, _db)
+
     table = actions.add_parser(
         "standings",
         help="the league's standings: Elo, 95%% interval, games",
@@ -193,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
     action: str = args.action
     if action == "create":
         return _create(args)
+    if action == "compare":
+        return league_compare.run(args)
     if action == "standings":
         store = leagues.open_league(args.db, readonly=True)
         try:
@@ -281,6 +288,12 @@ def _update(args: argparse.Namespace, store: Store) -> int:
     else:
         kept = " (the older version is still scheduled)" if args.keep else ""
         print(f"added {printable(version)}{kept}")
+        if args.keep and current is not None:
+            db = shlex.quote(str(args.db))
+            print(
+                f"is it better? gin-arena league compare --db {printable(db)} "
+                f"{printable(version)} {printable(current)}"
+            )
     return 0
 
 
@@ -289,9 +302,10 @@ def _run(args: argparse.Namespace, store: Store) -> int:
         check_concurrency(args.concurrency, args.oversubscribe)
     if args.pairings is not None and args.pairings < 1:
         raise ValueError(f"--pairings must be at least 1, not {args.pairings}")
-    state = leagues.load(store)
+    state = leagues.view(store)
     venue = _venue(args, store, list(state.specs.values()))
     played: list[GameRow] = []
+    closed = {o.compare.number for o in compare.outcomes(state) if o.state != "running"}
     resume = f"gin-arena league run --db {shlex.quote(str(args.db))}"
 
     def on_game(row: GameRow) -> None:
@@ -305,6 +319,8 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             file=sys.stderr,
             flush=True,
         )
+        for line in league_compare.decided(state, closed):
+            print(line, file=sys.stderr, flush=True)
 
     ray = None
     if args.ray is not None:
@@ -352,7 +368,9 @@ def _print_standings(state: leagues.State, args: argparse.Namespace) -> None:
         return
     rows = leagues.standings(state, all_versions=args.all)
     if args.format == "json":
-        print(json.dumps([_row_json(row) for row in rows], indent=2))
+        compares = league_compare.by_version(state)
+        rows_json = [{**_row_json(r), "compares": compares.get(r.version, [])} for r in rows]
+        print(json.dumps(rows_json, indent=2))
         return
     if args.format == "csv":
         out = io.StringIO()
@@ -375,6 +393,8 @@ def _print_standings(state: leagues.State, args: argparse.Namespace) -> None:
             f"{rank:>3} {printable(row.version):<{width}} {row.elo:>+6.0f} {interval:>15} "
             f"{row.games:>6} {row.wins:>5} {row.losses:>5} {row.draws:>5}  {status}"
         )
+    for line in league_compare.verdicts(state):
+        print(line)
 
 
 def _row_json(row: Standing) -> dict[str, Any]:

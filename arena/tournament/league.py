@@ -6,7 +6,9 @@ each batch of games goes where :class:`arena.stats.league.League` says it inform
 the seed, the stopping target, the batch size, the bots' limits). Its ``bots`` table holds one row
 a *version* (``strong@1``, ``strong@2``: the name, ``@``, the count of versions of that name), its
 ``games`` every game played, committed as it finishes, and its ``log`` the league's history in
-order: ``join``, ``replace`` (an update), ``retire`` and ``schedule`` (a batch of pairings issued).
+order: ``join``, ``replace`` (an update), ``retire``, ``compare`` (is a new version better? the
+pairings it reserves in each batch and its verdict: :mod:`arena.tournament.compare`) and
+``schedule`` (a batch of pairings issued).
 
 **Replaying the history** rebuilds the league exactly (:func:`load`): membership events and
 results are applied in the order the run applied them, and each ``schedule`` entry is checked
@@ -58,7 +60,7 @@ from arena.stats.league import (
     Retire,
     Standing,
 )
-from arena.tournament import cluster
+from arena.tournament import cluster, compare
 from arena.tournament.config import Config, Task, bot_digest, seatings
 from arena.tournament.runner import Committer, Job, Venue, play, probe
 from arena.tournament.store import GameRow, Store, StoreError
@@ -232,7 +234,8 @@ def game_ids(pairing: int) -> tuple[int, int]:
 class State:
     """A league as its database holds it: the settings, every version's program, the
     :class:`League` replayed to the end of the log, the pairings issued whose results are not
-    applied yet, and the membership events logged since the last batch (not applied yet)."""
+    applied yet, the membership events logged since the last batch (not applied yet), and the
+    compares with the pairings scheduled for them."""
 
     settings: Settings
     specs: dict[str, BotSpec]
@@ -242,6 +245,7 @@ class State:
     waiting: list[Join | Replace | Retire]
     last_seq: int
     batches: int
+    compares: compare.Compares = dataclasses.field(default_factory=compare.Compares)
 
     def current(self, name: str) -> str | None:
         """The newest version of bot ``name`` (active or not), or None."""
@@ -295,18 +299,21 @@ def load(store: Store, *, snapshot: bool = True) -> State:
             elif kind != "schedule":
                 _member(state, kind, data, bots)
             elif saved is not None and seq < saved.seq:
-                pass  # a batch the snapshot holds
+                state.compares.replayed(data)  # a batch the snapshot holds
             else:
                 _apply(state.league, state.unapplied, results, done)
                 _admit(state)
-                issued = state.league.next_pairings(int(data["count"]))
+                count = int(data["count"])
+                reserved = state.compares.reserve(state.league, results, done, count)
+                issued = state.league.next_pairings(count, reserved.pairs)
                 stored = [Pairing(int(i), a, b) for i, a, b in data["pairings"]]
-                if issued != stored:
+                if issued != stored or reserved != compare.reservation_of(data, state.compares):
                     raise LeagueDatabaseError(
                         f"the history in {where} does not replay: batch {state.batches + 1} was "
                         f"{_listed(stored)} and the scheduler now issues {_listed(issued)}; the "
                         "file was changed by hand or by another version of gin-arena"
                     )
+                state.compares.took(reserved, issued)
                 state.unapplied.extend(issued)
                 state.batches += 1
         except (KeyError, TypeError, ValueError, IndexError) as error:
@@ -378,6 +385,9 @@ def _member(state: State, kind: str, data: Mapping[str, Any], bots: Mapping[str,
         )
     elif kind == "retire":
         event = Retire(data["version"])
+    elif kind == compare.KIND:
+        state.compares.add(data)  # it reserves pairings from the next batch on
+        return
     else:
         raise KeyError(kind)
     state.waiting.append(event)
@@ -394,8 +404,10 @@ def view(store: Store) -> State:
     """The league as it stands now, for its standings: the history replayed, then the results
     of the games played since the last batch and the membership events waiting applied."""
     state = load(store)
-    _apply(state.league, state.unapplied, _results_by_pairing(store), store.done())
+    results, done = _results_by_pairing(store), store.done()
+    _apply(state.league, state.unapplied, results, done)
     _admit(state)
+    state.compares.record(results, done)
     return state
 
 
@@ -579,7 +591,8 @@ def run(
             cluster.play(ray, jobs, commit, venue=venue)
         elif jobs:
             play(jobs, commit, concurrency, workdir=workdir, venue=venue)
-        _apply(state.league, state.unapplied, _results_by_pairing(store), store.done())
+        results, done = _results_by_pairing(store), store.done()
+        _apply(state.league, state.unapplied, results, done)
         with store.immediate():
             fresh = store.log(after=state.last_seq)
             if any(kind in {"join", "replace"} for _, kind, _ in fresh):
@@ -593,19 +606,22 @@ def run(
                 _member(state, kind, data, bots)
             _admit(state)
             check_programs(state)
+            count = state.settings.batch
+            reserved = state.compares.reserve(state.league, results, done, count)
             if on_batch is not None:
                 on_batch(state)
-            stopped = _stop(state, scheduled, pairings)
+            stopped = _stop(state, scheduled, pairings, comparing=bool(reserved.counts))
             if stopped:
                 return Progress(commit.played, scheduled, stopped)
-            count = state.settings.batch
             before = state.league.issued
-            issued = state.league.next_pairings(count)
+            issued = state.league.next_pairings(count, reserved.pairs)
             if not issued:
                 return Progress(commit.played, scheduled, "the scheduler has nothing to play")
+            pairs = [[p.index, p.a, p.b] for p in issued]
             state.last_seq = store.add_log(
-                "schedule", {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
+                "schedule", {"count": count, "pairings": pairs, **reserved.entry()}
             )
+            state.compares.took(reserved, issued)
             state.unapplied.extend(issued)
             state.batches += 1
             if state.league.issued // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
@@ -613,11 +629,11 @@ def run(
         scheduled += len(issued)
 
 
-def _stop(state: State, scheduled: int, pairings: int | None) -> str:
-    """Why the run stops before the next batch, or ``""``."""
+def _stop(state: State, scheduled: int, pairings: int | None, *, comparing: bool) -> str:
+    """Why the run stops before the next batch, or ``""`` (a compare running keeps it going)."""
     if len(state.league.active) < 2:
         return "the league has fewer than two active bots"
-    if not state.league.unsettled():
+    if not (comparing or state.league.unsettled()):
         return f"every active bot is settled (95% interval within {state.settings.target:g} Elo)"
     if pairings is not None and scheduled >= pairings:
         return f"{pairings} pairings played, as --pairings asked"
