@@ -296,6 +296,7 @@ def load(store: Store, *, snapshot: bool = True) -> State:
                     return load(store, snapshot=False)
                 state.league, state.unapplied = saved.league, saved.unapplied
                 state.batches, state.waiting = saved.batches, []
+                state.compares.replayed(data)
             elif kind != "schedule":
                 _member(state, kind, data, bots)
             elif saved is not None and seq < saved.seq:
@@ -617,10 +618,8 @@ def run(
             issued = state.league.next_pairings(count, reserved.pairs)
             if not issued:
                 return Progress(commit.played, scheduled, "the scheduler has nothing to play")
-            pairs = [[p.index, p.a, p.b] for p in issued]
-            state.last_seq = store.add_log(
-                "schedule", {"count": count, "pairings": pairs, **reserved.entry()}
-            )
+            entry = {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
+            state.last_seq = store.add_log("schedule", {**entry, **reserved.entry()})
             state.compares.took(reserved, issued)
             state.unapplied.extend(issued)
             state.batches += 1
