@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli import league_compare
 from arena.cli.options import (
     add_clock_arguments,
     add_concurrency_arguments,
@@ -25,6 +24,7 @@ from arena.cli.options import (
     clock_from,
     limits_given,
     logs_from,
+    positive_int,
     rules_from,
     sandbox_from,
     seed_from,
@@ -174,7 +174,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_sandbox_argument(run)
     add_logs_argument(run)
 
-    league_compare.add_parser(actions, _db)
+    _compare_parser(actions)
 
     table = actions.add_parser(
         "standings",
@@ -190,6 +190,81 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+COMPARE_HELP = "is the new version better? an SPRT between two versions, as gin-arena sprt tests"
+COMPARE_DESCRIPTION = f"""\
+Test whether version NEW of a bot is better than version OLD (both active: typically mine@2 and
+mine@1 after `league update mine COMMAND --keep`), as `gin-arena sprt` does: a sequential
+probability ratio test of H0 (NEW is at most --elo0 better) against H1 (at least --elo1 better)
+over the pentanomial of mirrored pairings, accepting H1 wrongly with probability --alpha and H0
+with --beta. While it runs, `league run` reserves {100 * compare.SHARE:g}% of each batch (rounded
+up) for NEW v OLD pairings; those games count in the ratings too. It closes at a verdict, or
+undecided after --max-pairings. Without NEW and OLD: list the compares and where each stands.
+"""
+
+
+def _compare_parser(actions: Any) -> None:
+    parser = actions.add_parser("compare", help=COMPARE_HELP, description=COMPARE_DESCRIPTION)
+    _db(parser)
+    parser.add_argument("new", nargs="?", metavar="NEW", help="the version under test: NAME@N")
+    parser.add_argument("old", nargs="?", metavar="OLD", help="the version it is measured against")
+    for key, default, what in (
+        ("elo0", compare.ELO0, "H0: NEW is at most this much better"),
+        ("elo1", compare.ELO1, "H1: NEW is at least this much better"),
+        ("alpha", compare.ALPHA, "the chance of accepting H1 wrongly"),
+        ("beta", compare.BETA, "the chance of accepting H0 wrongly"),
+    ):
+        parser.add_argument(f"--{key}", type=float, default=default, help=f"{what} ({default:g})")
+    parser.add_argument(
+        "--max-pairings",
+        type=positive_int,
+        default=compare.MAX_PAIRINGS,
+        metavar="N",
+        help=f"close undecided after N pairings (default {compare.MAX_PAIRINGS}: sprt's "
+        "--max-games in pairs)",
+    )
+
+
+def _compare(args: argparse.Namespace) -> int:
+    if args.new is None:
+        store = leagues.open_league(args.db, readonly=True)
+        try:
+            found = compare.listed(leagues.view(store))
+        finally:
+            store.close()
+        db = printable(shlex.quote(str(args.db)))
+        print("\n".join(found) or f"no compares yet: gin-arena league compare --db {db} NEW OLD")
+        return 0
+    if args.old is None:
+        raise ValueError(f"name both versions: gin-arena league compare {args.new} OLD")
+    store = leagues.open_league(args.db)
+    try:
+        state = leagues.load(store)
+        opened = compare.open_compare(
+            store,
+            state,
+            args.new,
+            args.old,
+            elo0=args.elo0,
+            elo1=args.elo1,
+            alpha=args.alpha,
+            beta=args.beta,
+            max_pairings=args.max_pairings,
+        )
+    finally:
+        store.close()
+    batch, db = state.settings.batch, printable(shlex.quote(str(args.db)))
+    reserved = compare.per_batch(batch)
+    pairings = "1 pairing" if reserved == 1 else f"{reserved} pairings"
+    print(
+        f"compare #{opened.number} opened: is {printable(opened.new)} better than "
+        f"{printable(opened.old)}? {compare.hypotheses(opened)}\n"
+        f"gin-arena league run --db {db} plays it: {pairings} of each batch of {batch} "
+        f"{'is' if reserved == 1 else 'are'} {printable(opened.new)} v {printable(opened.old)} "
+        "until a verdict"
+    )
+    return 0
+
+
 def _db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, required=True, help="the league's database")
 
@@ -199,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     if action == "create":
         return _create(args)
     if action == "compare":
-        return league_compare.run(args)
+        return _compare(args)
     if action == "standings":
         store = leagues.open_league(args.db, readonly=True)
         try:
@@ -319,7 +394,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             file=sys.stderr,
             flush=True,
         )
-        for line in league_compare.decided(state, closed):
+        for line in compare.closed_since(state, closed):
             print(line, file=sys.stderr, flush=True)
 
     ray = None
@@ -368,7 +443,7 @@ def _print_standings(state: leagues.State, args: argparse.Namespace) -> None:
         return
     rows = leagues.standings(state, all_versions=args.all)
     if args.format == "json":
-        compares = league_compare.by_version(state)
+        compares = compare.by_version(state)
         rows_json = [{**_row_json(r), "compares": compares.get(r.version, [])} for r in rows]
         print(json.dumps(rows_json, indent=2))
         return
@@ -393,8 +468,10 @@ def _print_standings(state: leagues.State, args: argparse.Namespace) -> None:
             f"{rank:>3} {printable(row.version):<{width}} {row.elo:>+6.0f} {interval:>15} "
             f"{row.games:>6} {row.wins:>5} {row.losses:>5} {row.draws:>5}  {status}"
         )
-    for line in league_compare.verdicts(state):
-        print(line)
+    found = compare.listed(state, tested=False)
+    if found:
+        print("\ncompares (gin-arena league compare --db DB shows what each tests):")
+        print("\n".join(f"  {line}" for line in found))
 
 
 def _row_json(row: Standing) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from arena.stats.sprt import (
     los,
     pair_index,
 )
+from arena.terminal import printable
 from arena.tournament.store import GameRow, Store, StoreError
 
 if TYPE_CHECKING:
@@ -378,6 +379,46 @@ def summary(outcome: Outcome) -> str:
     return f"{head}{what}, {where}; {elo}; {rates}"
 
 
+def hypotheses(c: Compare) -> str:
+    """``H0 Elo <= 0, H1 Elo >= 10, alpha 0.05, beta 0.05, at most 10000 pairings``."""
+    return (
+        f"H0 Elo <= {c.elo0:g}, H1 Elo >= {c.elo1:g}, alpha {c.alpha:g}, beta {c.beta:g}, at "
+        f"most {c.max_pairings} pairings"
+    )
+
+
+def listed(state: State, *, tested: bool = True) -> list[str]:
+    """Every compare, ``#N`` and its sentence, escaped for a terminal; with ``tested``, each
+    followed by what it tests."""
+    out = []
+    for outcome in outcomes(state):
+        out.append(f"#{outcome.compare.number} {printable(summary(outcome))}")
+        if tested:
+            out.append(f"   {hypotheses(outcome.compare)}")
+    return out
+
+
+def closed_since(state: State, seen: set[int]) -> list[str]:
+    """The lines of the compares closed (decided, undecided or stopped) and not in ``seen``,
+    which is updated: what a run says as each closes."""
+    out = []
+    for outcome in outcomes(state):
+        if outcome.state != "running" and outcome.compare.number not in seen:
+            seen.add(outcome.compare.number)
+            out.append(f"compare #{outcome.compare.number}: {printable(summary(outcome))}")
+    return out
+
+
+def by_version(state: State) -> dict[str, list[dict[str, Any]]]:
+    """:func:`compares_json`'s entries by the versions they compare (NEW and OLD), for the JSON
+    standings."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for entry in compares_json(state):
+        for version in (entry["new"], entry["old"]):
+            out.setdefault(version, []).append(entry)
+    return out
+
+
 def compares_json(state: State) -> list[dict[str, Any]]:
     """Every compare of the league as JSON-ready data, in the order opened: the request, its
     state, the counts, the LLR and bounds, the Elo of NEW over OLD with its 95% interval, the
@@ -421,7 +462,11 @@ __all__ = [
     "Compares",
     "Outcome",
     "Reservation",
+    "by_version",
+    "closed_since",
     "compares_json",
+    "hypotheses",
+    "listed",
     "open_compare",
     "outcomes",
     "per_batch",
