@@ -8,16 +8,16 @@ bots, and bad compares as a user types them."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import LONG, gin_arena
+from support import LONG, ROOT, gin_arena
 from test_league_snapshot import drawn, enter, same
 
-from arena.seats.botspec import resolve
 from arena.stats.league import Join, League, LeagueError
 from arena.tournament import compare
 from arena.tournament import league as leagues
@@ -190,50 +190,55 @@ def league(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return gin_arena("league", *args, cwd=tmp_path, timeout=LONG)
 
 
-def cli_league(tmp_path: Path) -> Path:
-    """mine@1 (random) and rival@1 (random), entered in this process (``league add`` is tested
-    in test_league_command), then mine@2 (greedy) by ``league update --keep``."""
-    db = tmp_path / "club.sqlite"
-    store = leagues.create(db, leagues.Settings(seed=3))
-    try:
-        for name in ("mine", "rival"):
-            leagues.add(store, resolve("random", name=name), Venue("none"))
-    finally:
-        store.close()
-    done = league(tmp_path, "update", "--db", str(db), "mine", "greedy", "--keep")
-    assert done.returncode == 0, done.stderr
-    assert f"is it better? gin-arena league compare --db {db} mine@2 mine@1" in done.stdout
-    return db
+DOC = ROOT / "docs" / "LEAGUE.md"
+EXTRA = {"add": ("--sandbox", "none"), "update": ("--sandbox", "none")}
+EXTRA["run"] = ("--sandbox", "none", "--concurrency", "1")
+"""What each command of the example gets besides (a test runs no sandbox; one worker is quicker
+for so few games, and the league's games do not depend on it)."""
 
 
-def test_a_compare_of_a_strong_and_a_weak_version_reaches_h1_with_real_games(
+def example() -> list[tuple[list[str], str]]:
+    """The commands of docs/LEAGUE.md's compare example, each with what it prints."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("## Is the new version better?") :]
+    block = section[section.index("```console\n") + len("```console\n") :]
+    block = block[: block.index("```")]
+    steps: list[tuple[list[str], str]] = []
+    for line in block.splitlines(keepends=True):
+        if line.startswith("$ gin-arena "):
+            steps.append((shlex.split(line[len("$ gin-arena ") :]), ""))
+        else:
+            steps[-1] = (steps[-1][0], steps[-1][1] + line)
+    return steps
+
+
+def test_the_example_in_the_docs_is_what_real_games_print_and_reaches_h1(
     tmp_path: Path,
 ) -> None:
-    db = cli_league(tmp_path)
-    done = league(tmp_path, "compare", "--db", str(db))
-    assert done.returncode == 0 and "no compares yet" in done.stdout
-    done = league(tmp_path, "compare", "--db", str(db), "mine@2", "mine@1", "--elo1", "200")
-    assert done.returncode == 0, done.stderr
-    assert "compare #1 opened: is mine@2 better than mine@1? H0 Elo <= 0, H1 Elo >= 200" in (
-        done.stdout
-    )
-    assert "4 pairings of each batch of 8 are mine@2 v mine@1" in done.stdout
-    run = ("run", "--db", str(db), "--pairings", "24", "--concurrency", "1", "--sandbox", "none")
-    done = league(tmp_path, *run)
-    assert done.returncode == 0, done.stderr
-    verdict = "mine@2 v mine@1: H1 accepted (mine@2 is better, by at least 200 Elo), LLR +3.35"
-    assert f"compare #1: {verdict}" in done.stderr, "the run says so when it is decided"
-    assert f"#1 {verdict}" in done.stdout, "and under its standings"
-    done = league(tmp_path, "compare", "--db", str(db))
-    assert done.returncode == 0 and done.stdout.startswith(f"#1 {verdict}")
-    assert "false positive at most 5%, false negative at most 5%" in done.stdout
+    """A version that plays as greedy against one that plays at random, with real games of the
+    built-in bots, by the commands of docs/LEAGUE.md: each prints what the page shows."""
+    steps = example()
+    assert [args[:2] for args, _ in steps][-4:] == [
+        ["league", "update"],
+        ["league", "compare"],
+        ["league", "run"],
+        ["league", "compare"],
+    ]
+    for args, shown in steps:
+        done = gin_arena(*args, *EXTRA.get(args[1], ()), cwd=tmp_path, timeout=LONG)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == shown, f"gin-arena {shlex.join(args)}"
+        if args[1] == "run":
+            verdict = "compare #1: mine@2 v mine@1: H1 accepted (mine@2 is better, by at least"
+            assert verdict in done.stderr, "the run says so as the compare closes"
+    db = tmp_path / "club.sqlite"
     done = league(tmp_path, "standings", "--db", str(db), "--format", "json")
     assert done.returncode == 0, done.stderr
     rows = {row["version"]: row for row in json.loads(done.stdout)}
     (entry,) = rows["mine@2"]["compares"]
     assert rows["mine@1"]["compares"] == [entry] and rows["rival@1"]["compares"] == []
     assert entry["state"] == "H1" and entry["pairings"] == 8 and entry["new"] == "mine@2"
-    assert entry["pentanomial"] == [0, 0, 0, 0, 8] and entry["summary"].startswith(verdict)
+    assert entry["pentanomial"] == [0, 0, 0, 0, 8] and entry["summary"] in steps[-1][1]
     assert entry["llr"] >= entry["bounds"][1] and entry["elo_interval"][0] > 0
     store = Store.open(db, readonly=True)
     try:
@@ -241,6 +246,14 @@ def test_a_compare_of_a_strong_and_a_weak_version_reaches_h1_with_real_games(
     finally:
         store.close()
     assert reserved == [[[1, 4]]] * 2 + [None], "two batches for it, then none"
+
+
+def test_with_no_compares_the_listing_says_how_to_open_one(tmp_path: Path) -> None:
+    db = tmp_path / "club.sqlite"
+    leagues.create(db, leagues.Settings(seed=1)).close()
+    done = league(tmp_path, "compare", "--db", str(db))
+    assert done.returncode == 0
+    assert done.stdout == f"no compares yet: gin-arena league compare --db {db} NEW OLD\n"
 
 
 @pytest.mark.parametrize(
