@@ -138,7 +138,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     update.add_argument(
         "program", nargs="?", metavar="COMMAND", help="its new command line (default: the same)"
     )
-    update.add_argument("--keep", action="store_true", help="keep scheduling the older version too")
+    update.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep scheduling the older version too (then league compare NEW OLD tests whether "
+        "the new one is better)",
+    )
     add_sandbox_argument(update)
 
     retire = actions.add_parser(

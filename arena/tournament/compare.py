@@ -34,10 +34,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from arena.stats.league import League
+from arena.stats.league import League, Pairing
 from arena.stats.sprt import (
     Pentanomial,
-    SprtError,
     Verdict,
     bounds,
     decide,
@@ -245,13 +244,9 @@ class Compares:
         """What the next batch of ``batch`` pairings reserves for the running compares."""
         self.record(results, done)
         active = set(league.active)
-        room = {
-            c.number: c.max_pairings - len(self.reserved[c.number])
-            for c in self.opened
-            if self.outcome(c, active).state == "running"
-            and len(self.reserved[c.number]) < c.max_pairings
-        }
-        slots = per_batch(batch) if room else 0
+        running = [c for c in self.opened if self.outcome(c, active).state == "running"]
+        room = {c.number: c.max_pairings - len(self.reserved[c.number]) for c in running}
+        slots = per_batch(batch)
         counts = dict.fromkeys(room, 0)
         while slots and any(room.values()):
             for number, left in room.items():
@@ -262,9 +257,9 @@ class Compares:
         by_number = {c.number: c for c in self.opened}
         return Reservation(tuple((by_number[n], k) for n, k in counts.items() if k))
 
-    def took(self, reservation: Reservation, issued: Sequence[Any]) -> None:
-        """The batch ``issued`` (:class:`~arena.stats.league.Pairing`\\ s) began with
-        ``reservation``'s pairings: record them as its compares'."""
+    def took(self, reservation: Reservation, issued: Sequence[Pairing]) -> None:
+        """The batch ``issued`` began with ``reservation``'s pairings: record them as its
+        compares'."""
         at = 0
         for compare, count in reservation.counts:
             self.reserved[compare.number].extend(p.index for p in issued[at : at + count])
@@ -321,10 +316,7 @@ def open_compare(store: Store, state: State, new: str, old: str, **given: Any) -
                 f"{outcome.compare.old} is still running: gin-arena league compare --db "
                 f"{str(store.path)!r} shows it"
             )
-    try:
-        compare = Compare(len(state.compares.opened) + 1, new, old, **given)
-    except SprtError as error:  # pragma: no cover - the checks above are Compare's own
-        raise CompareError(str(error)) from None
+    compare = Compare(len(state.compares.opened) + 1, new, old, **given)
     store.add_log(KIND, compare.to_json())
     return compare
 

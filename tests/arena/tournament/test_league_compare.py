@@ -94,6 +94,28 @@ def test_a_compare_reserves_half_of_each_batch_until_its_verdict(
     assert summary.endswith("false positive at most 5%, false negative at most 5%")
 
 
+def test_running_compares_share_the_reserved_half_the_oldest_first(
+    tmp_path: Path, drawn_games: None
+) -> None:
+    store = versions_league(tmp_path / "club.sqlite", batch=8)
+    try:
+        enter(store, "rival", "strong")  # rival@2, beside rival@1
+        opened(store, max_pairings=1)
+        opened(store, "rival@2", "rival@1")
+        leagues.run(store, 1, Venue("none"), pairings=16)
+        first, second = schedules(store)
+        state = leagues.view(store)
+    finally:
+        store.close()
+    assert first["compares"] == [[1, 1], [2, 3]], "half of 8; #1 has room for one only"
+    assert [(a, b) for _, a, b in first["pairings"][:4]] == [("mine@2", "mine@1")] + [
+        ("rival@2", "rival@1")
+    ] * 3
+    assert len(first["pairings"]) == 8, "the scheduler fills the other half"
+    assert second["compares"] == [[2, 4]], "#1 is done scheduling: #2 has the half alone"
+    assert state.compares.reserved == {1: [0], 2: [1, 2, 3, 8, 9, 10, 11]}
+
+
 def test_the_history_with_a_compare_replays_to_the_same_league(
     tmp_path: Path, drawn_games: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
