@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
+import sqlite3
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import LONG, ROOT, gin_arena
+from support import LEAGUE, LONG, ROOT, gin_arena, start_gin_arena
 from test_league_snapshot import drawn, enter, same
 
+from arena.seats.botspec import resolve
 from arena.stats.league import Join, League, LeagueError
 from arena.tournament import compare
 from arena.tournament import league as leagues
@@ -323,3 +327,51 @@ def test_a_retired_version_and_a_compare_running_twice_are_refused(tmp_path: Pat
     assert done.returncode == 2 and "compare #1 of mine@3 v mine@2 is still running" in (
         done.stderr
     )
+
+
+def test_a_run_killed_mid_compare_goes_on_to_the_same_verdict(tmp_path: Path) -> None:
+    """kill -9 in the middle of a pairing of the compare's first batch; the next run plays the
+    missing game first, and the compare reaches the verdict of the docs' example, at the same
+    pairing (the league of the example, entered in this process)."""
+    db = tmp_path / "club.sqlite"
+    store = leagues.create(db, leagues.Settings(seed=3))
+    try:
+        for name in ("mine", "rival"):
+            leagues.add(store, resolve("random", name=name), Venue("none"))
+        leagues.update(store, "mine", resolve("greedy", name="mine"), Venue("none"), keep=True)
+        opened(store, elo1=200.0)
+    finally:
+        store.close()
+    run = ("league", "run", "--db", str(db), "--pairings", "24", "--concurrency", "1")
+    runner = start_gin_arena(
+        *run,
+        "--sandbox",
+        "none",
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + LEAGUE
+        while time.monotonic() < deadline and runner.poll() is None:
+            with sqlite3.connect(db) as connection:
+                (games,) = connection.execute("SELECT COUNT(*) FROM games").fetchone()
+            if games % 2 == 1:  # mid-pairing, in the first batch (4 of its 8 are the compare's)
+                break
+            time.sleep(0.01)
+        runner.send_signal(signal.SIGKILL)
+    finally:
+        runner.wait(timeout=LONG)
+    assert runner.returncode == -signal.SIGKILL, "killed mid-run"
+    done = gin_arena(*run, "--sandbox", "none", cwd=tmp_path, timeout=LONG)
+    assert done.returncode == 0, done.stderr
+    shown = example()[-1][1].splitlines()[0]  # the docs' verdict
+    assert f"compare #1: {shown[3:]}" in done.stderr
+    store = Store.open(db, readonly=True)
+    try:
+        state = leagues.view(store)
+        ids = sorted(g.id for g in store.games(records=False))
+    finally:
+        store.close()
+    assert ids == list(range(1, 2 * state.league.issued + 1)), "every pairing's games, once"
+    assert compare.listed(state)[0] == shown
