@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 import shlex
-import signal
-import sqlite3
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import LEAGUE, LONG, ROOT, gin_arena, start_gin_arena
+from support import LONG, ROOT, gin_arena
+from test_league_command import killed_mid_pairing
 from test_league_snapshot import drawn, enter, same
 
 from arena.seats.botspec import resolve
@@ -342,28 +340,9 @@ def test_a_run_killed_mid_compare_goes_on_to_the_same_verdict(tmp_path: Path) ->
         opened(store, elo1=200.0)
     finally:
         store.close()
-    run = ("league", "run", "--db", str(db), "--pairings", "24", "--concurrency", "1")
-    runner = start_gin_arena(
-        *run,
-        "--sandbox",
-        "none",
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + LEAGUE
-        while time.monotonic() < deadline and runner.poll() is None:
-            with sqlite3.connect(db) as connection:
-                (games,) = connection.execute("SELECT COUNT(*) FROM games").fetchone()
-            if games % 2 == 1:  # mid-pairing, in the first batch (4 of its 8 are the compare's)
-                break
-            time.sleep(0.01)
-        runner.send_signal(signal.SIGKILL)
-    finally:
-        runner.wait(timeout=LONG)
-    assert runner.returncode == -signal.SIGKILL, "killed mid-run"
-    done = gin_arena(*run, "--sandbox", "none", cwd=tmp_path, timeout=LONG)
+    run = ("--pairings", "24", "--concurrency", "1")
+    killed_mid_pairing(tmp_path, db, *run)  # in the first batch: 4 of its 8 are the compare's
+    done = league(tmp_path, "run", "--db", str(db), *run, "--sandbox", "none")
     assert done.returncode == 0, done.stderr
     shown = example()[-1][1].splitlines()[0]  # the docs' verdict
     assert f"compare #1: {shown[3:]}" in done.stderr
