@@ -522,9 +522,7 @@ class League:
         """The next ``k`` pairings (fewer, or none, when nothing needs playing), pending until a
         :class:`PairResult` answers each: the ``reserved`` pairs as given, then the scheduler's."""
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= len(reserved) <= k:
-            raise LeagueError(
-                f"the number of pairings must be a count, reserved ones within: {k!r}"
-            )
+            raise LeagueError(f"pairings: a count, no fewer than the reserved ones, not {k!r}")
         rng = random.Random(f"league:{self.seed}:{self._issued}")
         ends = [(self._known(a, Retire(a)), self._known(b, Retire(b))) for a, b in reserved]
         chosen = self.scheduler.choose(self, k - len(ends), rng) if k > len(ends) else []
