@@ -23,8 +23,8 @@ to cross a bound decides: H1 (NEW is better by at least ``elo1``) or H0 (it is n
 ``elo0``); the pairings still in its batch are played and rated, but not counted (the test
 stopped). The walk waits at a pairing not played yet, so concurrency never changes the verdict.
 With every one of ``max_pairings`` played and no crossing, the compare is *undecided*; when NEW or
-OLD retires before a verdict it is *stopped*. A compare that is not *running* reserves nothing,
-and the league run stops for it no more.
+OLD retires before a verdict it is *stopped*. A compare that is not *running* reserves nothing;
+one that is keeps ``league run`` going when every bot is settled.
 """
 
 from __future__ import annotations
