@@ -415,7 +415,8 @@ def compares_json(state: State) -> list[dict[str, Any]]:
     """Every compare of the league as JSON-ready data, in the order opened: the request, its
     state, the counts, the LLR and bounds, the Elo of NEW over OLD with its 95% interval, the
     likelihood of superiority, and :func:`summary`'s sentence (``league standings --format
-    json`` gives each version the compares it is in)."""
+    json`` gives each version the compares it is in). ``state`` as
+    :func:`arena.tournament.league.view` gives it: with the games played since the last batch."""
     out = []
     for outcome in outcomes(state):
         c, p = outcome.compare, outcome.pentanomial
