@@ -27,8 +27,8 @@ from arena.records.record import RecordError, group_games, parse_lines
 from arena.report import data as report
 from arena.report import facts
 from arena.stats.league import LeagueError, Standing
+from arena.tournament import compare, league_table
 from arena.tournament import league as leagues
-from arena.tournament import league_table
 from arena.tournament.config import Config
 from arena.tournament.standings import (
     SEPARATED,
@@ -173,6 +173,7 @@ def _tournament(config: Config, rows: Sequence[GameRow]) -> dict[str, Any]:
         "head_to_head": [line.strip() for line in head_to_head(table)],
         "crosstable": report.crosstable(order, rows),
         "versions": [],
+        "compares": [],
         "standings_json": table.to_json(),
     }
 
@@ -208,7 +209,8 @@ def _league(state: leagues.State, rows: Sequence[GameRow]) -> dict[str, Any]:
         "head_to_head": [line.strip() for line in head_to_head(table)],
         "crosstable": report.crosstable([r["version"] for r in table_rows if r["games"]], rows),
         "versions": _versions(table_rows),
-        "standings_json": table_rows,
+        "standings_json": league_table.standings_document(state, table_rows),
+        "compares": compare.compares_json(state),
     }
 
 

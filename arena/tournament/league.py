@@ -6,7 +6,9 @@ each batch of games goes where :class:`arena.stats.league.League` says it inform
 the seed, the stopping target, the batch size, the bots' limits). Its ``bots`` table holds one row
 a *version* (``strong@1``, ``strong@2``: the name, ``@``, the count of versions of that name), its
 ``games`` every game played, committed as it finishes, and its ``log`` the league's history in
-order: ``join``, ``replace`` (an update), ``retire`` and ``schedule`` (a batch of pairings issued).
+order: ``join``, ``replace`` (an update), ``retire``, ``compare`` (is a new version better? the
+pairings it reserves in each batch and its verdict: :mod:`arena.tournament.compare`) and
+``schedule`` (a batch of pairings issued).
 
 **Replaying the history** rebuilds the league exactly (:func:`load`): membership events and
 results are applied in the order the run applied them, and each ``schedule`` entry is checked
@@ -55,7 +57,7 @@ from arena.stats.league import (
     Retire,
     Standing,
 )
-from arena.tournament import cluster
+from arena.tournament import cluster, compare
 from arena.tournament.config import Config, Task, bot_digest, seatings
 from arena.tournament.league_health import Broken, Health, count_forfeits
 from arena.tournament.league_settings import (
@@ -144,8 +146,9 @@ class State:
     :class:`League` replayed to the end of the log, the pairings issued whose results are not
     applied yet, and the membership events logged since the last batch (not applied yet); the
     versions' first pairings and the broken ones (``health``); the versions an update entered
-    beside the older one (``--keep``: ``kept``) or in its place (``replaced``); and, for the
-    standings (:func:`view`), every version's forfeits by reason and the games played."""
+    beside the older one (``--keep``: ``kept``) or in its place (``replaced``); the compares with
+    the pairings scheduled for them; and, for the standings (:func:`view`), every version's
+    forfeits by reason and the games played."""
 
     settings: Settings
     specs: dict[str, BotSpec]
@@ -161,6 +164,7 @@ class State:
     """The version each update replaced (``replace`` in the log), by the new version."""
     forfeits: dict[str, dict[str, int]] = field(default_factory=dict)
     games: int = 0
+    compares: compare.Compares = field(default_factory=compare.Compares)
 
     def current(self, name: str) -> str | None:
         """The newest version of bot ``name`` (active or not), or None."""
@@ -212,21 +216,25 @@ def load(store: Store, *, snapshot: bool = True) -> State:
                     return load(store, snapshot=False)
                 state.league, state.unapplied = saved.league, saved.unapplied
                 state.batches, state.waiting, state.health = saved.batches, [], saved.health
+                state.compares.replayed(data)
             elif kind != "schedule":
                 _member(state, kind, data, bots)
             elif saved is not None and seq < saved.seq:
-                pass  # a batch the snapshot holds
+                state.compares.replayed(data)  # a batch the snapshot holds
             else:
                 _apply(state, results, done)
                 _admit(state)
-                issued = state.league.next_pairings(int(data["count"]))
+                count = int(data["count"])
+                reserved = state.compares.reserve(state.league, results, done, count)
+                issued = state.league.next_pairings(count, reserved.pairs)
                 stored = [Pairing(int(i), a, b) for i, a, b in data["pairings"]]
-                if issued != stored:
+                if issued != stored or reserved != compare.reservation_of(data, state.compares):
                     raise LeagueDatabaseError(
                         f"the history in {where} does not replay: batch {state.batches + 1} was "
                         f"{_listed(stored)} and the scheduler now issues {_listed(issued)}; the "
                         "file was changed by hand or by another version of gin-arena"
                     )
+                state.compares.took(reserved, issued)
                 state.unapplied.extend(issued)
                 state.batches += 1
         except (KeyError, TypeError, ValueError, IndexError) as error:
@@ -308,6 +316,9 @@ def _member(state: State, kind: str, data: Mapping[str, Any], bots: Mapping[str,
             state.replaced[spec.name] = data["old"]
     elif kind == "retire":
         event = Retire(data["version"])
+    elif kind == compare.KIND:
+        state.compares.add(data)  # it reserves pairings from the next batch on
+        return
     else:
         raise KeyError(kind)
     state.waiting.append(event)
@@ -331,11 +342,12 @@ def view(store: Store) -> State:
     """The league as it stands now, for its standings: the history replayed, then the results
     of the games played since the last batch and the membership events waiting applied."""
     state = load(store)
-    rows = _results_by_pairing(store)
-    _apply(state, rows, store.done())
+    rows, done = _results_by_pairing(store), store.done()
+    _apply(state, rows, done)
     _admit(state)
     state.forfeits = count_forfeits(row for games in rows.values() for row in games)
     state.games = sum(map(len, rows.values()))
+    state.compares.record(rows, done)
     return state
 
 
@@ -529,7 +541,8 @@ def run(
             cluster.play(ray, jobs, commit, venue=venue)
         elif jobs:
             play(jobs, commit, concurrency, workdir=workdir, venue=venue)
-        for found in _apply(state, _results_by_pairing(store), store.done()):
+        results, done = _results_by_pairing(store), store.done()
+        for found in _apply(state, results, done):
             if on_broken is not None and jobs:  # (without: the last run applied and told it)
                 on_broken(found)
         with store.immediate():
@@ -545,19 +558,20 @@ def run(
                 _member(state, kind, data, bots)
             _admit(state)
             check_programs(state)
+            count = state.settings.batch
+            reserved = state.compares.reserve(state.league, results, done, count)
             if on_batch is not None:
                 on_batch(state)
-            stopped = _stop(state, scheduled, pairings)
+            stopped = _stop(state, scheduled, pairings, comparing=bool(reserved.counts))
             if stopped:
                 return Progress(commit.played, scheduled, stopped)
-            count = state.settings.batch
             before = state.league.issued
-            issued = state.league.next_pairings(count)
+            issued = state.league.next_pairings(count, reserved.pairs)
             if not issued:
                 return Progress(commit.played, scheduled, "the scheduler has nothing to play")
-            state.last_seq = store.add_log(
-                "schedule", {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
-            )
+            entry = {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
+            state.last_seq = store.add_log("schedule", {**entry, **reserved.entry()})
+            state.compares.took(reserved, issued)
             state.unapplied.extend(issued)
             state.batches += 1
             if state.league.issued // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
@@ -565,8 +579,8 @@ def run(
         scheduled += len(issued)
 
 
-def _stop(state: State, scheduled: int, pairings: int | None) -> str:
-    """Why the run stops before the next batch, or ``""``."""
+def _stop(state: State, scheduled: int, pairings: int | None, *, comparing: bool) -> str:
+    """Why the run stops before the next batch, or ``""`` (a compare running keeps it going)."""
     active = state.league.active
     if len(active) < 2:
         broken = [v for v in state.health.broken if state.current(v.rpartition("@")[0]) == v]
@@ -577,7 +591,7 @@ def _stop(state: State, scheduled: int, pairings: int | None) -> str:
             f"{left} is broken ({', '.join(broken)}): gin-arena league update NAME enters a "
             "new version"
         )
-    if not state.league.unsettled():
+    if not (comparing or state.league.unsettled()):
         return f"every active bot is settled (95% interval within {state.settings.target:g} Elo)"
     if pairings is not None and scheduled >= pairings:
         return played(scheduled, pairings, state.settings.batch)

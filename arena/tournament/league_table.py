@@ -22,6 +22,7 @@ from arena.stats.league import Standing
 from arena.stats.league_change import Contrasts
 from arena.stats.ratings import Z95
 from arena.terminal import printable
+from arena.tournament import compare
 from arena.tournament.league import State
 from arena.tournament.standings import FAILURE_COLUMNS, forfeits_note
 
@@ -101,6 +102,14 @@ def standings_json(state: State, *, all_versions: bool = False) -> list[dict[str
             }
         )
     return rows
+
+
+def standings_document(state: State, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` (from :func:`standings_json`) with each version's compares
+    (:func:`arena.tournament.compare.by_version`): what ``league standings --format json``
+    prints and a live page's ``/api/standings`` serves."""
+    compares = compare.by_version(state)
+    return [{**row, "compares": compares.get(row["version"], [])} for row in rows]
 
 
 def _tenths(elo: float) -> float:
@@ -268,6 +277,7 @@ __all__ = [
     "csv_rows",
     "name_text",
     "render_table",
+    "standings_document",
     "standings_json",
     "status_text",
 ]
