@@ -9,6 +9,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from arena.cli.options import (
     add_clock_arguments,
