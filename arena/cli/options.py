@@ -149,6 +149,21 @@ def check_concurrency(concurrency: int, oversubscribe: bool) -> None:
 # -- seed ----------------------------------------------------------------------------------------
 
 
+def add_title_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--title",
+        metavar="TEXT",
+        help="the page's title and heading (default: the command's name and the file's name)",
+    )
+
+
+def title_from(title: str | None) -> str | None:
+    """``--title`` checked: None when it is not given, never empty."""
+    if title is not None and not title.strip():
+        raise ValueError("--title is empty: give the page a title, or leave --title out")
+    return title
+
+
 def add_seed_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Final
 
+from arena.cli.options import add_title_argument, title_from
 from arena.report.data import ReportError, build, from_record, from_store
 from arena.terminal import printable
 
@@ -60,11 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="write the report's data as JSON instead of HTML"
     )
-    parser.add_argument(
-        "--title",
-        metavar="TEXT",
-        help="the page's title and heading (default: gin-arena report: and the file's name)",
-    )
+    add_title_argument(parser)
     parser.add_argument(
         "--no-replays",
         action="store_true",
@@ -73,8 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.title is not None and not args.title.strip():
-        raise ReportError("--title is empty: give the page a title, or leave --title out")
+    title_from(args.title)
     with Progress() as progress:
         if args.db is not None:
             names, games, config = from_store(args.db, progress)

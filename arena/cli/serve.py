@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from arena.cli.options import add_title_argument, title_from
 from arena.terminal import printable
 
 HELP = "a live page of a league or a tournament, updated as games land (read-only)"
@@ -52,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=8000,
         help="the port to listen on (default 8000; 0: any free one)",
     )
-    parser.add_argument("--title", help="the page's heading (default: the database's file name)")
+    add_title_argument(parser)
     parser.add_argument(
         "--poll",
         type=float,
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     from arena.serve.state import ServeError, Source
 
-    source = Source(args.db, args.title)
+    source = Source(args.db, title_from(args.title))
     try:
         source.page()  # a database that cannot be read is said now, not on the page
     except ServeError as error:
