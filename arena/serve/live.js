@@ -128,6 +128,17 @@
     });
   }
 
+  function compares(data) {
+    var shown = data.kind === "league";
+    $("compares").hidden = !shown;
+    var entries = data.compares || [];
+    $("compares-none").hidden = entries.length > 0;
+    clear($("compares-list"));
+    entries.forEach(function (entry) {
+      $("compares-list").appendChild(el("li", null, "#" + entry.number + " " + entry.summary));
+    });
+  }
+
   function forfeits(data) {
     var counts = data.forfeits.counts;
     var names = Object.keys(counts).sort();
@@ -249,6 +260,7 @@
     about(data);
     standings(data);
     versions(data);
+    compares(data);
     forfeits(data);
     recent(data);
     crosstable(data);

@@ -249,3 +249,18 @@ def test_publishing_says_so(club: Path, serve: Any) -> None:
     assert serving.startswith("serving ") and "http://0.0.0.0:" in serving
     assert server.get("/api/state", {"Host": "club.example"})[0] == 200  # published: any name
     assert server.stop() == 0
+
+
+def test_a_compare_is_on_the_page(tmp_path: Path, serve: Any) -> None:
+    db = tmp_path / "versions.sqlite"
+    cli("league", "create", "--db", str(db), "--seed", "2")
+    cli("league", "add", "--db", str(db), "mine", "random")
+    cli("league", "add", "--db", str(db), "rival", "random")
+    cli("league", "update", "--db", str(db), "mine", "greedy", "--keep")
+    cli("league", "compare", "--db", str(db), "mine@2", "mine@1")
+    server = serve("--db", str(db))
+    (entry,) = server.json("/api/state")["compares"]
+    assert entry["new"] == "mine@2" and entry["old"] == "mine@1"
+    assert entry["summary"].startswith("mine@2 v mine@1")
+    rows = {row["version"]: row for row in server.json("/api/standings")}
+    assert rows["mine@2"]["compares"] == [entry]
