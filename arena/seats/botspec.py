@@ -90,7 +90,10 @@ class BotSpec:
         return ProcessConnection(
             name,
             argv,
-            workdir=workdir / safe,
+            # A working directory of this process's own: a tournament's workers start the same
+            # bot at once, and each empties its bot's directory first (beside the logs, which
+            # they share: the sandbox hides that folder but for the bot's own directory).
+            workdir=workdir / f"{safe}.{os.getpid()}",
             log_path=workdir / f"{safe}.stderr.log",
             env=env,
             cwd=self.cwd,

@@ -26,6 +26,7 @@ from support import cli_env, gin_arena
 
 from arena.play.referee import Referee
 from arena.seats import programs
+from arena.seats.botspec import BotSpec
 from arena.seats.connection import BotStartupError
 from arena.seats.process import ProcessConnection
 from arena.seats.programs import find_shim, resolve_command, sandbox_startup_hint
@@ -415,3 +416,26 @@ def test_a_bot_that_does_not_answer_in_time_gets_no_hint(
     with pytest.raises(BotStartupError) as caught:
         conn.start(Referee(HOYLE, CLOCK).hello(0), 0.5)
     assert "sandbox" not in caught.value.detail
+
+
+def test_two_processes_never_share_a_bots_working_directory(tmp_path: Path) -> None:
+    """A tournament's workers start the same bot at once, and each empties its bot's working
+    directory first: one process's must never be another's (a bot once failed to start, its
+    directory removed under it), while their logs stay side by side, where the sandbox hides
+    them."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: another worker
+        try:
+            theirs = BotSpec("same", ("true",)).connect(tmp_path)
+            os.write(write, str(getattr(theirs, "workdir", "")).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        theirs_dir = Path(pipe.read().decode())
+    os.waitpid(pid, 0)
+    mine = BotSpec("same", ("true",)).connect(tmp_path)
+    assert isinstance(mine, ProcessConnection)
+    assert mine.workdir != theirs_dir
+    assert mine.workdir.parent == theirs_dir.parent == tmp_path == Path(mine.log_path).parent
