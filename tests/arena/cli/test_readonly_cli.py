@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 from support import LONG, gin_arena
 
+from arena.cli import ratings as ratings_command
+from arena.cli import report as report_command
+
 READ_ONLY = ("is on a read-only file system", "is read-only (immutable")
 
 
@@ -102,6 +105,12 @@ def test_reading_commands_work_on_a_read_only_mount_and_leave_nothing(
     ok(gin_arena("report", "--db", str(mounted / "club.sqlite"), "-o", str(page)))
     assert "greedy@1" in page.read_text()
     assert names(mounted) == before, "a read left files beside the database"
+    for command in (
+        ratings_command,
+        report_command,
+    ):  # what their --help promises, as this test shows
+        assert "opened read-only" in " ".join(command.DESCRIPTION.split())
+        assert "read-only mount" in " ".join(command.DESCRIPTION.split())
 
 
 def refused(done: subprocess.CompletedProcess[str], *why: str) -> str:

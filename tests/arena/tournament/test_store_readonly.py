@@ -10,6 +10,7 @@ import json
 import os
 import pwd
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -245,3 +246,21 @@ def test_an_ordinary_user_reads_a_read_only_file_in_a_writable_folder_leaving_no
     shared.chmod(0o777)
     assert as_nobody(lambda: list(read_all(path)[3:5])) == {"value": [[1, 2], [1, 2]]}
     assert files(shared) == {"t.sqlite"}
+
+
+def test_git_ignores_every_file_sqlite_and_a_create_leave_beside_a_database(
+    tmp_path: Path,
+) -> None:
+    root = Path(__file__).resolve().parents[3]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("needs git and the checkout (not an installed copy)")
+    path = made(tmp_path / "t.sqlite")
+    writer = Store.open(path, lock=True)
+    beside = files(tmp_path)
+    writer.close()
+    temporary = f".t.sqlite.{os.getpid()}.new"
+    names = beside | {temporary, f"{temporary}-journal", "t.db-wal", "t.db-shm", "t.sqlite-journal"}
+    assert {"t.sqlite-wal", "t.sqlite-shm"} <= names
+    for name in sorted(names):
+        check = ["git", "-C", str(root), "check-ignore", "--no-index", "-q", f"runs/{name}"]
+        assert subprocess.run(check, check=False).returncode == 0, f"{name} is not in .gitignore"
