@@ -264,3 +264,21 @@ def test_git_ignores_every_file_sqlite_and_a_create_leave_beside_a_database(
     for name in sorted(names):
         check = ["git", "-C", str(root), "check-ignore", "--no-index", "-q", f"runs/{name}"]
         assert subprocess.run(check, check=False).returncode == 0, f"{name} is not in .gitignore"
+
+
+def test_an_ordinary_user_reads_beside_another_users_writer_in_a_folder_it_cannot_write(
+    shared: Path,
+) -> None:
+    # The writer's -wal and -shm are its own (this user may only read them): the reader sees
+    # the games committed to the -wal, not yet copied into the database file.
+    path = made(shared / "t.sqlite")
+    writer = Store.open(path, lock=True)
+    try:
+        writer.add_game(row(3))
+        shared.chmod(0o755)
+        assert as_nobody(lambda: list(read_all(path)[3:5])) == {"value": [[1, 2, 3]] * 2}
+        writer.add_game(row(4))
+        assert as_nobody(lambda: list(read_all(path)[3:5])) == {"value": [[1, 2, 3, 4]] * 2}
+    finally:
+        writer.close()
+    assert files(shared) == {"t.sqlite"}
