@@ -200,15 +200,18 @@ class Store:
         return StoreError(f"cannot read {str(self.path)!r} ({error})")
 
     @contextlib.contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self, *, callers: bool = False) -> Iterator[sqlite3.Connection]:
         """The connection to write on; a write that SQLite refuses is a :class:`StoreError` that
-        says why (read-only, the disk full, or else damaged)."""
+        says why (read-only, the disk full, or else damaged), but with ``callers`` a constraint
+        that fails is the caller's mistake (a game stored twice), raised as it is."""
         if self._db is None:
             raise StoreError(f"{str(self.path)!r} was opened read-only: it is not written")
         try:
             yield self._db
-        except sqlite3.IntegrityError:
-            raise  # the caller's mistake (a game stored twice), not the file's
+        except sqlite3.IntegrityError as mistake:
+            if callers:
+                raise
+            raise self._damaged(mistake) from None
         except sqlite3.Error as error:
             code = getattr(error, "sqlite_errorcode", 0) & 0xFF
             if code == _READONLY:
@@ -507,7 +510,7 @@ class Store:
     def add_game(self, game: GameRow) -> None:
         """Commit one finished game (at once: an interruption after this loses nothing)."""
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        with self._writing() as db, db:
+        with self._writing(callers=True) as db, db:
             db.execute(
                 "INSERT INTO games (id, seat0, seat1, seed, winner, reason, failed, message, rule,"
                 " score0, score1, hands, seconds, finished_at, record, mode, seats, scores, side)"
