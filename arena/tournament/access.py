@@ -22,7 +22,15 @@ with no locks and no other file, which is only right while nobody writes it. So
   folder is writable or not. A writer that arrives while it is read changes nothing the reader
   sees until it copies its log into the database file, which changes the file's size or times:
   the reader compares the file's :func:`fingerprint` before and after each query and asks again
-  (by then the writer's files are there, and ``mode=ro`` is chosen) when it moved.
+  (by then the writer's files are there, and ``mode=ro`` is chosen) when it moved. Missing such a
+  write would take a writer that arrives, commits, copies its log in and leaves within one tick
+  of the file system's clock (milliseconds) of the database's previous change, leaving its size
+  as it was; a live page that reads again and again would see the next write anyway.
+
+Each read of a store opened read-only is a connection of its own, closed after it: a reader holds no
+lock between reads, so a writer that closes meanwhile removes its ``-wal`` and ``-shm`` as if no
+reader were there, and nothing is left that the reader made (SQLite 3.22 or later reads a WAL
+database through files it may not write).
 
 **Writing** needs the database file writable, and its folder, where SQLite keeps the ``-wal`` and
 ``-shm`` of a writer (unless both are already there and writable): :func:`unwritable` says why
