@@ -306,7 +306,8 @@ class Store:
         ``readonly``: only read it (``ratings``, ``report``, a live page): it is never written,
         nothing is created beside it (no ``-wal``, ``-shm`` or lock file), and it works while
         another process writes it, in a read-only folder and on a read-only mount; each read
-        sees what was committed when it started (see :mod:`arena.tournament.access`)."""
+        sees what was committed when it started (see :mod:`arena.tournament.access`). Holding
+        no connection between reads, such a store may be used from any thread at once."""
         if not path.is_file():
             raise StoreError(f"no tournament database at {str(path)!r}")
         why = access.unreadable(path) if readonly else access.unwritable(path)

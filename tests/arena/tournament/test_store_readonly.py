@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -309,3 +310,12 @@ def test_the_stamp_moves_with_each_commit_and_only_then(tmp_path: Path) -> None:
     seen.add(reader.stamp())
     assert len(seen) == 5, "a commit left the stamp where it was"
     reader.close()
+
+
+def test_a_read_only_store_reads_from_many_threads_at_once(tmp_path: Path) -> None:
+    path = made(tmp_path / "t.sqlite", games=20)
+    store = Store.open(path, readonly=True)
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda _: sorted(store.done()), range(16)))
+    store.close()
+    assert found == [list(range(1, 21))] * 16
