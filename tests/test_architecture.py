@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena.play",),
     ("arena.tournament", "arena.rl", "arena.conformance"),
     ("arena.report",),
+    ("arena.serve",),
     ("arena.cli",),
     ("arena.__main__",),
 )

@@ -95,6 +95,8 @@ def skipped(argv: list[str]) -> str | None:
     """Why a line of the tour is not run, or None."""
     if argv[0] == "play":
         return "a person plays it (tests/arena/cli/test_play.py plays it in a pseudo-terminal)"
+    if argv[0] == "serve":
+        return "it serves until stopped (tests/arena/serve/test_serve.py runs it as a server)"
     if "--ray" in argv:
         return "it needs a Ray cluster (tox -e cluster runs tournaments on one)"
     if "node" in (word for _, word in words(argv)) and shutil.which("node") is None:

@@ -34,6 +34,7 @@ from arena.cli import (
     ratings,
     replay,
     report,
+    serve,
     solve,
     sprt,
     tournament,
@@ -81,6 +82,7 @@ COMMANDS: tuple[Command, ...] = (
     Command.of("sprt", sprt),
     Command.of("ab", ab),
     Command.of("league", league),
+    Command.of("serve", serve),
 )
 
 

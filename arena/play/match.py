@@ -34,7 +34,13 @@ from arena.errors import ArenaError
 from arena.play.referee import Clock, GameOutcome, Referee
 from arena.records.record import BotTag, Writer
 from arena.seats.botspec import BotSpec, Launch
-from arena.seats.connection import BotError, BotStartupError, Connection
+from arena.seats.connection import (
+    BotError,
+    BotStartupError,
+    Connection,
+    close_together,
+    start_together,
+)
 from arena.seats.walls.sandbox import Sandbox
 from engine.deck import SplitMix64
 from engine.formats import TWO_PLAYER, Format, format_named
@@ -468,24 +474,31 @@ class Lineup:
         )
 
     def start_all(self) -> None:
-        """Start every bot that is not running (:class:`MatchError` if one cannot start)."""
-        for bot, conn in enumerate(self._connections):
-            if conn is None:
-                self._connections[bot] = self._start(bot)
-
-    def _start(self, bot: int) -> Connection:
-        name = self.names[bot]
-        conn = self.match.bots[bot].connect(self.workdir, self._launch, name)
-        self.starts += 1
-        try:
-            ready = conn.start(self._hellos[bot], self.match.clock.startup)
-        except BotError as error:
-            conn.close()
+        """Start every bot that is not running, side by side (:func:`start_together`), or
+        raise :class:`MatchError` for the first that cannot start (the others closed)."""
+        missing = [bot for bot, conn in enumerate(self._connections) if conn is None]
+        conns = [
+            self.match.bots[b].connect(self.workdir, self._launch, self.names[b]) for b in missing
+        ]
+        self.starts += len(conns)
+        answers = start_together(
+            conns, [self._hellos[b] for b in missing], self.match.clock.startup
+        )
+        failed = next(((b, c, a) for b, c, a in zip(missing, conns, answers, strict=True)
+                       if isinstance(a, BotError)), None)  # fmt: skip
+        if failed is not None:
+            close_together(conns)
+            bot, conn, error = failed
+            assert isinstance(error, BotError)
             log = log_tail(conn.log_path, kept=self.match.workdir is not None)
-            raise MatchError(f"bot {name!r} could not start: {error.detail}{log}", bot) from None
-        self.versions[bot] = ready.bot_version
-        self.authors[bot] = ready.author
-        return conn
+            raise MatchError(
+                f"bot {self.names[bot]!r} could not start: {error.detail}{log}", bot
+            ) from None
+        for bot, conn, ready in zip(missing, conns, answers, strict=True):
+            assert isinstance(ready, m.Ready)
+            self._connections[bot] = conn
+            self.versions[bot] = ready.bot_version
+            self.authors[bot] = ready.author
 
     def connections(self, seats: Sequence[int]) -> list[Connection]:
         """The started bots in the order of ``seats``."""
@@ -498,11 +511,13 @@ class Lineup:
         return out
 
     def close(self, bot: int | None = None) -> None:
-        """Close one bot (it starts afresh when next needed), or all of them."""
+        """Close one bot (it starts afresh when next needed), or all of them, side by side."""
+        closing = []
         for index, conn in enumerate(self._connections):
             if conn is not None and bot in (None, index):
                 self._connections[index] = None
-                conn.close()
+                closing.append(conn)
+        close_together(closing)
         if all(conn is None for conn in self._connections):
             self.leg = None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar
 
 from arena.errors import ArenaError
@@ -94,10 +94,23 @@ class Connection(ABC):
     name: str
     form: RequestForm = PLAIN
     """The form of the bot's requests, as its ``ready`` asked (set once it has started)."""
+    _starting: tuple[m.Hello, float]
 
     @abstractmethod
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
         """Start the bot and complete the handshake within ``timeout`` seconds."""
+
+    def begin(self, hello: m.Hello, timeout: float) -> None:
+        """The first half of :meth:`start`: the bot started, not waited for, so that bots begun
+        one after another boot side by side (:func:`start_together`). Here nothing starts
+        before :meth:`finish_start`; a bot process starts now."""
+        self._starting = (hello, timeout)
+
+    def finish_start(self) -> m.Ready:
+        """The second half of :meth:`start`: the handshake, within the time :meth:`begin` was
+        given (counted from then)."""
+        hello, timeout = self._starting
+        return self.start(hello, timeout)
 
     @abstractmethod
     def send(self, message: m.Message) -> None:
@@ -120,6 +133,11 @@ class Connection(ABC):
     def close(self) -> None:
         """Stop the bot, leaving nothing behind. Safe to call twice."""
 
+    def part(self) -> bool:
+        """Tell the bot to quit without waiting for it (:meth:`close` waits): bots told one
+        after another end side by side (:func:`close_together`). Whether it was told."""
+        return False
+
     def heeds(self, kind: str) -> bool:
         """Whether events of this ``type`` can change anything the bot does: always for a
         process; the referee need not build an event nobody heeds."""
@@ -137,6 +155,37 @@ class Connection(ABC):
     def log_path(self) -> str | None:
         """Where the bot's stderr went, if anywhere."""
         return None
+
+
+def start_together(
+    connections: Sequence[Connection], hellos: Sequence[m.Hello], timeout: float
+) -> list[m.Ready | BotError]:
+    """Start the bots side by side: each begun (its process started), then each handshake
+    completed, within ``timeout`` seconds of its start; a bot's boot overlaps the others'
+    (bots that take 200 ms each start in 200 ms, not 200 ms a bot). Each bot's ``ready``, or the
+    :class:`BotError` it failed with (the caller closes every connection it was given)."""
+    out: list[m.Ready | BotError | None] = [None] * len(connections)
+    for index, (connection, hello) in enumerate(zip(connections, hellos, strict=True)):
+        try:
+            connection.begin(hello, timeout)
+        except BotError as error:
+            out[index] = error
+    for index, connection in enumerate(connections):
+        if out[index] is None:
+            try:
+                out[index] = connection.finish_start()
+            except BotError as error:
+                out[index] = error
+    return [item for item in out if item is not None]
+
+
+def close_together(connections: Iterable[Connection]) -> None:
+    """Close the bots side by side: each told to quit, then each waited for and closed."""
+    parted = list(connections)
+    for connection in parted:
+        connection.part()
+    for connection in parted:
+        connection.close()
 
 
 def check_ready(message: m.Message, hello: m.Hello, bot: str) -> m.Ready:

@@ -54,10 +54,11 @@ from arena.seats.connection import (
 )
 from arena.seats.launch import check_program, die_with_parent, fresh_workdir, minimal_env
 from arena.seats.output import Lines, keep_log
-from arena.seats.programs import cannot_run_hint, resolve_command, sandbox_startup_hint
+from arena.seats.programs import cannot_run, resolve_command, sandbox_startup_hint
+from arena.seats.reaper import wait_exit
 from arena.seats.walls import limits
 from arena.seats.walls.limits import BotGroup, LimitError, Limits
-from arena.seats.walls.sandbox import BOT_GID, BOT_UID, Sandbox, SandboxError
+from arena.seats.walls.sandbox import Sandbox, SandboxError
 from engine.hand import Action as EngineAction
 from engine.hand import ActionKind
 from protocol import messages as m
@@ -85,29 +86,6 @@ _CHUNK: Final = 65536
 _READ_BUDGET: Final = m.MAX_LINE_BYTES + 2 + _CHUNK
 """The most bytes of a bot's output read at once: more than a whole reply line, so that a reply
 is never cut, and bounded, so that a bot writing without pause cannot hold the referee."""
-
-
-def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``proc`` to end; whether it has. Woken by the kernel at
-    the exit (a pidfd), where ``Popen.wait`` would look at growing intervals (a bot that ends
-    10 ms after its ``quit`` was seen gone 30 ms after it: time a mirrored seating waits)."""
-    if proc.poll() is not None:
-        return True
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except OSError:  # gone meanwhile, or a kernel without pidfds
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout)
-        return proc.poll() is not None
-    try:
-        ready = select.poll()
-        ready.register(fd, select.POLLIN)
-        ready.poll(max(0.0, timeout) * 1000)
-    finally:
-        os.close(fd)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(0.1)  # reap it: its exit has been seen, or the time is up
-    return proc.poll() is not None
 
 
 def _now() -> float:
@@ -182,6 +160,8 @@ class ProcessConnection(Connection):
         self._closed = False
         self._parent = os.getpid()
         self._tie_to_parent = False
+        self._begun: tuple[m.Hello, Mapping[str, str], float, float] | None = None
+        self._parted = False
         self.quit_by_itself: bool | None = None
         """After close(): whether the bot exited on quit before the kill."""
 
@@ -229,12 +209,23 @@ class ProcessConnection(Connection):
         )
 
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:
+        self.begin(hello, timeout)
+        return self.finish_start()
+
+    def begin(self, hello: m.Hello, timeout: float) -> None:
+        """Start the process (its sandbox and control group): it boots while other bots do."""
         self._prepare()
         env = minimal_env(self.extra_env, self.workdir)
         self._bound()
         self._spawn(env)
         self._listen()
-        return self._greet(hello, timeout, env)
+        self._begun = (hello, env, _now() + timeout, timeout)
+
+    def finish_start(self) -> m.Ready:
+        if self._begun is None:
+            raise RuntimeError(f"bot {self.name!r}: finish_start() before begin()")
+        hello, env, deadline, allowed = self._begun
+        return self._greet(hello, max(0.0, deadline - _now()), env, allowed)
 
     def _prepare(self) -> None:
         """The bot's working directory, new, its log's directory, and this process made ready
@@ -331,14 +322,9 @@ class ProcessConnection(Connection):
             raise BotStartupError(str(error), self.name) from None
         except OSError as error:
             self._drop_group()
-            sandbox = self.sandbox
-            bwrap = sandbox.bwrap if sandbox else None
-            how = f" (the sandbox {bwrap})" if bwrap and error.filename == bwrap else ""
-            why = "" if how else cannot_run_hint(self.argv[0], env, self.cwd or self.workdir)
-            raise BotStartupError(
-                f"cannot run {' '.join(self.argv)!r}{how}: {error.strerror or error}{why}",
-                self.name,
-            ) from None
+            bwrap = self.sandbox.bwrap if self.sandbox else None
+            why = cannot_run(self.argv, error, bwrap, env, self.cwd or self.workdir)
+            raise BotStartupError(why, self.name) from None
         finally:
             for fd in (*fds, *ends, *theirs):
                 os.close(fd)
@@ -346,13 +332,8 @@ class ProcessConnection(Connection):
                 self._group.close_join()
 
     def _give_pipes(self, fds: Sequence[int]) -> None:
-        """Make the pipes the bot's own when it runs as another user (the sandbox, as root):
-        a bot that opens ``/dev/stdout``, ``/dev/stderr`` or ``/proc/self/fd/N`` by name opens
-        the pipe afresh, and is refused one that belongs to root and only root may use."""
-        if self.sandbox is None or self.sandbox.setpriv is None:
-            return
-        for fd in fds:
-            os.fchown(fd, BOT_UID, BOT_GID)
+        if self.sandbox is not None:  # the bot's own pipes: Sandbox.give
+            self.sandbox.give(fds)
 
     def _listen(self) -> None:
         """Start reading the bot: its stderr into the log (a thread), its output by polling."""
@@ -370,13 +351,18 @@ class ProcessConnection(Connection):
         self._output = select.poll()
         self._output.register(self._stdout.fileno(), select.POLLIN)
 
-    def _greet(self, hello: m.Hello, timeout: float, env: Mapping[str, str]) -> m.Ready:
-        """Say hello and read the bot's ``ready``; then freeze it until its first request."""
+    def _greet(
+        self, hello: m.Hello, timeout: float, env: Mapping[str, str], allowed: float
+    ) -> m.Ready:
+        """Say hello and read the bot's ``ready`` within ``timeout`` seconds (what is left of
+        the ``allowed`` start-up); then freeze it until its first request."""
         try:
             self._write_out([encode(hello)], timeout)
             line = self._receive(timeout)
         except (BotTimeout, BotCrashed) as error:
             detail = error.detail
+            if detail.startswith("no reply within"):  # the whole allowance, not what was left
+                detail = f"no reply within {allowed:.3f} s of its start"
             if self.sandbox is not None and isinstance(error, BotCrashed):
                 hint = sandbox_startup_hint(self.argv, env, self.cwd or self.workdir)
                 detail = f"{detail}; {hint}"
@@ -671,17 +657,25 @@ class ProcessConnection(Connection):
         if self._group is not None:  # every process of the bot, wherever it went
             self._group.kill()
 
+    def part(self) -> bool:
+        """Say quit and close the bot's input, without waiting: bots told together exit
+        together (:meth:`close` waits). Whether the bot has been told (now or before)."""
+        proc, stdin = self._proc, self._stdin
+        if proc is not None and stdin is not None and not self._parted and proc.poll() is None:
+            self._parted = True
+            with contextlib.suppress(BotError):
+                self._write_out([encode(m.Quit(type="quit"))], min(self.quit_wait, 0.5))
+            with contextlib.suppress(OSError, ValueError):
+                stdin.close()
+        return self._parted
+
     def close(self) -> None:
         """Say quit, give the bot ``quit_wait`` seconds, then kill its whole process group and
         every orphan its descendants left (:func:`arena.seats.reaper.reap_orphans`)."""
         proc = self._proc
         if proc is None or self._closed:
             return
-        if proc.poll() is None and self._stdin is not None:
-            with contextlib.suppress(BotError):
-                self._write_out([encode(m.Quit(type="quit"))], min(self.quit_wait, 0.5))
-            with contextlib.suppress(OSError, ValueError):
-                self._stdin.close()
+        if self.part():
             wait_exit(proc, self.quit_wait)
         self.quit_by_itself = proc.poll() is not None
         self._kill()  # the group: children the bot left behind go too

@@ -271,6 +271,16 @@ def missing_program_hint(program: str, env: Mapping[str, str]) -> str | None:
     return f"{program!r} is not a program on PATH{guess}"
 
 
+def cannot_run(
+    argv: Sequence[str], error: OSError, bwrap: str | None, env: Mapping[str, str], cwd: Path
+) -> str:
+    """What to say when a bot's command (``argv``, with ``env`` in ``cwd``) could not be run,
+    or the sandbox (``bwrap``) that runs it: the error, and the likely cause and fix."""
+    how = f" (the sandbox {bwrap})" if bwrap and error.filename == bwrap else ""
+    why = "" if how else cannot_run_hint(argv[0], env, cwd)
+    return f"cannot run {' '.join(argv)!r}{how}: {error.strerror or error}{why}"
+
+
 def cannot_run_hint(program: str, env: Mapping[str, str], cwd: Path) -> str:
     """What to add to "cannot run COMMAND: ERROR" (from ``"; "``, or nothing) when the program
     of a bot's command cannot be run, with ``env`` in ``cwd``: the likely cause and the fix."""

@@ -545,15 +545,38 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
 
-    def games(self, records: bool = True) -> Iterator[GameRow]:
+    def watermark(self) -> tuple[int, int, int]:
+        """What changes whenever anything is written: the number of games, the last history
+        entry and the number of bots. One cheap read, for a reader that watches a database
+        another process writes (``gin-arena serve``)."""
+        try:
+            log = "(SELECT coalesce(max(seq), 0) FROM log)" if self._has("log") else "0"
+            ((games, last, bots),) = self._read(
+                f"SELECT (SELECT count(*) FROM games), {log}, (SELECT count(*) FROM bots)"
+            )
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+        return int(games), int(last), int(bots)
+
+    def recorded(self) -> set[int]:
+        """The ids of the games whose record is kept."""
+        try:
+            return {row[0] for row in self._read("SELECT id FROM games WHERE record != ''")}
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+
+    def games(self, records: bool = True, *, only: int | None = None) -> Iterator[GameRow]:
         """Every game, by id; without ``records`` their records are left out (empty), which is
-        all standings need and keeps a long league's games small in memory."""
+        all standings need and keeps a long league's games small in memory. ``only``: just the
+        game of that id (none if it is not there)."""
         record = "record" if records else "''"
         formats = "" if self._legacy else ", mode, seats, scores, side"
+        where, arguments = ("WHERE id = ?", (only,)) if only is not None else ("", ())
         try:
             rows = self._read(
                 "SELECT id, seat0, seat1, seed, winner, reason, failed, message, rule, score0,"
-                f" score1, hands, seconds, {record}{formats} FROM games ORDER BY id"
+                f" score1, hands, seconds, {record}{formats} FROM games {where} ORDER BY id",
+                arguments,
             )
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None

@@ -121,6 +121,14 @@ class Sandbox:
     given them directly and holds a copy: a bot that closes its stdout but runs on is then
     only judged when its move time is up."""
 
+    def give(self, fds: Sequence[int]) -> None:
+        """Make pipes the bot's own when it runs as another user (as root, with ``setpriv``):
+        a bot that opens ``/dev/stdout``, ``/dev/stderr`` or ``/proc/self/fd/N`` by name opens
+        the pipe afresh, and is refused one that belongs to root and only root may use."""
+        if self.setpriv is not None:
+            for fd in fds:
+                os.fchown(fd, BOT_UID, BOT_GID)
+
     def wrap(
         self,
         argv: Sequence[str],

@@ -384,11 +384,11 @@ def test_the_events_a_bot_says_it_ignores_are_not_sent(tmp_path: Path) -> None:
 
 def test_wait_exit_is_woken_by_the_end_and_gives_up_at_its_time() -> None:
     quick = subprocess.Popen([sys.executable, "-c", "pass"])
-    assert process.wait_exit(quick, 30.0) and quick.returncode == 0
-    assert process.wait_exit(quick, 0.0)  # already ended and reaped: at once
+    assert reaper.wait_exit(quick, 30.0) and quick.returncode == 0
+    assert reaper.wait_exit(quick, 0.0)  # already ended and reaped: at once
     stuck = subprocess.Popen(["sleep", "30"])
     try:
-        assert not process.wait_exit(stuck, 0.05)
+        assert not reaper.wait_exit(stuck, 0.05)
         assert stuck.poll() is None
     finally:
         stuck.kill()
