@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import LONG, gin_arena
+from support import LONG, gin_arena, read_only_mount
 
 from arena.cli import ratings as ratings_command
 from arena.cli import report as report_command
@@ -46,29 +46,16 @@ def databases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def root_only(what: str) -> None:
-    if shutil.which("mount") is None or os.geteuid() != 0:
-        pytest.skip(f"{what} needs root and mount(8); as an ordinary user the chmod tests run")
+    if shutil.which("chattr") is None or os.geteuid() != 0:
+        pytest.skip(f"{what} needs root and chattr(1); as an ordinary user the chmod tests run")
 
 
 @pytest.fixture
 def mounted(databases: Path, tmp_path: Path) -> Iterator[Path]:
     """A folder holding copies of the databases, bind-mounted read-only on itself."""
-    root_only("a read-only mount")
-    folder = tmp_path / "mount"
-    shutil.copytree(databases, folder)
-    bound = subprocess.run(
-        ["mount", "--bind", folder, folder], check=False, capture_output=True, text=True
-    )
-    if bound.returncode != 0:
-        pytest.skip(f"cannot bind-mount here: {bound.stderr.strip()}")
-    try:
-        remount = ["mount", "-o", "remount,ro,bind", folder]
-        done = subprocess.run(remount, check=False, capture_output=True, text=True)
-        if done.returncode != 0:
-            pytest.skip(f"cannot remount read-only here: {done.stderr.strip()}")
+    shutil.copytree(databases, tmp_path / "mount")
+    with read_only_mount(tmp_path / "mount") as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", folder], check=True)
 
 
 @pytest.fixture
