@@ -63,19 +63,6 @@ def fingerprint(path: Path) -> Fingerprint:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def stamp_of(path: Path) -> list[tuple[int, ...] | None]:
-    """The device, inode, size and modification time of the database at ``path`` and of its
-    ``-wal`` (None: not there); not the change time, which a reader run by root moves (SQLite
-    gives a ``-wal`` it opens the database's owner)."""
-    found: list[tuple[int, ...] | None] = []
-    for where in (path, beside(path, "-wal")):
-        try:
-            found.append(fingerprint(where)[:4])
-        except OSError:
-            found.append(None)
-    return found
-
-
 def read_uri(path: Path) -> tuple[str, Fingerprint | None]:
     """The URI to read the database at ``path`` with (see the module's documentation), and the
     file's fingerprint when it is read ``immutable=1`` (None: SQLite's locks keep reads whole)."""
@@ -151,7 +138,6 @@ __all__ = [
     "beside",
     "fingerprint",
     "read_uri",
-    "stamp_of",
     "uncreatable",
     "unreadable",
     "unwritable",

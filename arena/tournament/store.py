@@ -145,12 +145,6 @@ class Store:
         """Whether this store was opened read-only (it writes nothing, creates nothing)."""
         return self._db is None
 
-    def stamp(self) -> tuple[tuple[int, ...] | None, ...]:
-        """What a commit moves (the database's and its ``-wal``'s sizes and times), read from
-        the file system alone: a live page polls it and reads the database again only when it
-        changed. Two commits within one tick of the file system's clock may share a stamp."""
-        return tuple(access.stamp_of(self.path))
-
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         """The rows of one query: on the store's connection when it writes; opened read-only, on
         a connection of its own that :func:`access.read_uri` chose, asked again when the file

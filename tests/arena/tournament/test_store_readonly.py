@@ -293,25 +293,6 @@ def test_an_ordinary_user_reads_beside_another_users_writer_in_a_folder_it_canno
     assert files(shared) == {"t.sqlite"}
 
 
-def test_the_stamp_moves_with_each_commit_and_only_then(tmp_path: Path) -> None:
-    path = made(tmp_path / "t.sqlite")
-    reader = Store.open(path, readonly=True)
-    quiet = reader.stamp()
-    assert reader.stamp() == quiet and files(tmp_path) == {"t.sqlite"}
-    writer = Store.open(path, lock=True)
-    seen = {quiet}
-    for game in (3, 4, 5):
-        before = reader.stamp()
-        reader.done()
-        assert reader.stamp() == before, "a read moved the stamp"
-        writer.add_game(row(game))
-        seen.add(reader.stamp())
-    writer.close()
-    seen.add(reader.stamp())
-    assert len(seen) == 5, "a commit left the stamp where it was"
-    reader.close()
-
-
 def test_a_read_only_store_reads_from_many_threads_at_once(tmp_path: Path) -> None:
     path = made(tmp_path / "t.sqlite", games=20)
     store = Store.open(path, readonly=True)
