@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from support import QUICK
+
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec
 from arena.seats.process import BACKSTOP_SECONDS, QUIT_WAIT_SECONDS
@@ -23,7 +25,6 @@ from engine.rules import Rules
 from protocol import messages as m
 from protocol.convert import legal_models
 from protocol.views import observation_model
-from support import QUICK
 
 HOSTILE = Path(__file__).resolve().parent / "arena" / "hostile"
 

@@ -21,11 +21,16 @@ if TYPE_CHECKING:
 HELP = "write a tournament or a match as one self-contained HTML page"
 DESCRIPTION = """\
 Write a report of a tournament database (--db) or of a match record (--record, from gin-arena
-match --record): one HTML file that opens offline in any browser, with the standings (Elo, 95%
-interval, LOS) and an Elo plot with error bars, the crosstable as a heatmap, Elo over the games
-played, failures by bot and reason with example messages, move-time distributions, the game list
-filterable by pair, and a replay viewer that steps through any game face up (arrow keys, Home/End,
-n/p for hands) to its score.
+match --record): one HTML file that opens offline in any browser. Its header says what was
+played and how, as the database (or record) has it: the kind (round-robin, gauntlet, SPRT,
+league, match), the seed, the games per pair or the league's pairings, the time control, the
+limits, the rules (the nearest preset and every option changed from it) and each bot's command,
+version and digest. Then the standings (Elo, 95% interval, LOS) with an Elo plot with error bars
+and how sure each place is in words, the crosstable coloured as a heatmap with the head to head,
+Elo over the games (a round at a time, so that a round robin's schedule does not read as form; a
+league's in the order played), failures by bot and reason with example messages, move-time
+distributions, the game list filterable by pair, and a replay viewer that steps through any game
+face up (arrow keys, Home/End, n/p for hands) to its score.
 
 The plots need matplotlib (pip install 'gin-rummy-arena[report]'); without it the page has every
 table and says what is missing. --json writes the data behind the page instead. The database is
@@ -57,6 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", help="write the report's data as JSON instead of HTML"
     )
     parser.add_argument(
+        "--title",
+        metavar="TEXT",
+        help="the page's title and heading (default: gin-arena report: and the file's name)",
+    )
+    parser.add_argument(
         "--no-replays",
         action="store_true",
         help="leave the replays out (a smaller page for a very long tournament)",
@@ -64,6 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.title is not None and not args.title.strip():
+        raise ReportError("--title is empty: give the page a title, or leave --title out")
     with Progress() as progress:
         if args.db is not None:
             names, games, config = from_store(args.db, progress)
@@ -80,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
             kind=kind,
             replays=not args.no_replays,
             progress=progress,
+            title=args.title,
         )
         if args.json:
             text = json.dumps(data, indent=1) + "\n"

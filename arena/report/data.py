@@ -2,11 +2,14 @@
 section shows, as plain JSON values (the page embeds them; ``gin-arena report --json`` prints
 them; the tests check them).
 
-:func:`from_store` and :func:`from_record` read the games; :func:`build` makes the report's data
-of them: standings (Elo with its 95% interval, LOS to the next), the crosstable, Elo as the games
-went, failures by bot and reason with examples, move times by bot, the game list and, for every
-game whose record is kept, its replay (the deal, each action with the card it moved, each hand's
-show-down and scores) played back through the engine (:mod:`arena.records.playback`).
+:func:`from_store` and :func:`from_record` read the games and what was played
+(:mod:`arena.report.facts`); :func:`build` makes the report's data of them: the event's facts
+(``event``), standings (Elo with its 95% interval, LOS to the next) and the terminal's sentences on
+them (``sentences``), the crosstable, Elo as the games went (:func:`elo_history`, a round at a
+time outside a league), failures by bot and reason with examples, move times by bot, the game
+list and, for every game whose record is kept, its replay (the deal, each action with the card it
+moved, each hand's show-down and scores) played back through the engine
+(:mod:`arena.records.playback`). A live page renders the same ``event`` and ``sentences``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from arena.records.record import (
     parse_lines,
     read_games,
 )
+from arena.report import facts
 from arena.stats.ratings import Result, table_results
 from arena.tournament.standings import standings
 from arena.tournament.store import GameRow, Store, winner_name
@@ -71,10 +75,11 @@ class Game:
 def from_store(
     path: Path, progress: Progress = _quiet
 ) -> tuple[list[str], list[Game], dict[str, Any]]:
-    """The bots, games (by id) and configuration (``rules``, ``mode``) of a tournament
-    database, opened read-only (it may be in use by a running tournament); ``progress`` is told
-    of each game read. A league's database gives every version as a bot, and its configuration
-    has ``league``: the versions still scheduled (``active``) and the others (``retired``)."""
+    """The bots, games (by id) and configuration (``rules``, ``mode``, ``event``: what
+    :func:`arena.report.facts.of_store` says of it) of a tournament database, opened read-only
+    (it may be in use by a running tournament); ``progress`` is told of each game read. A
+    league's database gives every version as a bot, and its configuration has ``league``: the
+    versions still scheduled (``active``) and the others (``retired``)."""
     from arena.tournament import league
     from arena.tournament.config import Config
     from arena.tournament.store import StoreError
@@ -92,11 +97,16 @@ def from_store(
                 "rules": state.settings.rules.to_dict(),
                 "mode": "two-player",
                 "league": {"active": active, "retired": [v for v in names if v not in active]},
+                "event": facts.of_store(store, state),
             }
         else:
             config = Config.from_stored(store.config(), repr(str(path)))
             names = config.names()
-            described = {"rules": config.rules.to_dict(), "mode": str(config.mode)}
+            described = {
+                "rules": config.rules.to_dict(),
+                "mode": str(config.mode),
+                "event": facts.of_store(store),
+            }
         games = []
         total = len(store.done())  # a game finished meanwhile is read too: done may pass total
         progress("reading games", 0, total)
@@ -118,7 +128,8 @@ def from_store(
 
 
 def from_record(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
-    """The bots, games and match tags of a record file (``gin-arena match --record``)."""
+    """The bots, games and match tags of a record file (``gin-arena match --record``), with
+    ``event``: what :func:`arena.report.facts.of_records` says of it."""
     try:
         records = read_games(path)
     except RecordError as error:
@@ -138,7 +149,12 @@ def from_record(path: Path) -> tuple[list[str], list[Game], dict[str, Any]]:
     if not games:
         raise ReportError(f"{path}: no finished game in this record")
     first = records[0].tags
-    config = {"rules": first.rules, "mode": first.mode, "match": first.match}
+    config = {
+        "rules": first.rules,
+        "mode": first.mode,
+        "match": first.match,
+        "event": facts.of_records(records),
+    }
     return names, games, config
 
 
@@ -176,9 +192,15 @@ def build(
     kind: str,
     replays: bool = True,
     progress: Progress = _quiet,
+    title: str | None = None,
 ) -> dict[str, Any]:
     """The report's data (see the module); ``progress`` is told how its long parts go (the
-    Elo history's fits, the replays)."""
+    Elo history's fits, the replays); ``title`` is the page's (None: one naming the source).
+
+    ``event`` holds what was played and how (:func:`arena.report.facts.of_store` or
+    :func:`~arena.report.facts.of_records`, from ``config["event"]``; None when the config has
+    none) and ``sentences`` how sure each place is and the head to head
+    (:func:`arena.report.facts.sentences`): a live page renders the same facts from them."""
     if not games:
         raise ReportError(f"{source}: no finished game yet: nothing to report")
     rows = [g.row for g in games]
@@ -186,8 +208,10 @@ def build(
     table = standings(names, rows, mode=mode)
     ratings = table.fit.ratings
     data: dict[str, Any] = {
-        "title": f"gin-arena report: {Path(source).name}",
+        "title": f"gin-arena report: {Path(source).name}" if title is None else title,
         "source": {"kind": kind, "path": source},
+        "event": config.get("event"),
+        "sentences": facts.sentences(table),
         "generated": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "engine_version": engine_version,
         "mode": mode,
@@ -213,7 +237,7 @@ def build(
             for rank, r in enumerate(ratings, 1)
         ],
         "crosstable": crosstable([r.name for r in ratings], rows),
-        "elo_history": elo_history(names, rows, mode, progress),
+        "elo_history": elo_history(names, rows, mode, progress, played=kind == "league"),
         "failures": failures(names, rows),
         "move_times": move_times([r.name for r in ratings], games),
         "game_list": [game_entry(g) for g in games],
@@ -270,12 +294,54 @@ def crosstable(order: Sequence[str], rows: Sequence[GameRow]) -> dict[str, Any]:
     return {"bots": list(order), "cells": grid}
 
 
+HISTORY_AXES: Final = {
+    "rounds": (
+        "games, a round at a time (the first game of every pair, then the second...)",
+        "Each bot's Elo fitted on the games up to each point, the games taken a round at a time: "
+        "the first game of every pair (or table), then the second, and so on, not in the order "
+        "they were played. A round robin's schedule plays pair after pair, so the order played "
+        "would show the schedule, not form; here each round adds a game of every pair.",
+    ),
+    "played": (
+        "games, in the order the league played them",
+        "Each version's Elo fitted on the games up to each point, in the order the league played "
+        "them: a version's line starts at its first game (an update starts a new version's "
+        "line) and goes on moving after its last, as games between the others refine the fit. "
+        "A version is one program throughout: a line shows how its estimate settled, not form.",
+    ),
+}
+"""The Elo history's x axis by the order its games are taken in: the axis label and the
+caption that says what it is."""
+
+
+def by_round(rows: Sequence[GameRow]) -> list[GameRow]:
+    """The games a round at a time: the first game of every table (the same bots, in any
+    seats), then the second game of every table, and so on, each round in game order. A
+    round-robin's schedule plays table after table; taken like this, Elo over the games shows
+    how the fit settles, not which pair happened to play first."""
+    count: dict[frozenset[str], int] = {}
+    keyed = []
+    for row in rows:
+        table = frozenset(row.seats)
+        count[table] = count.get(table, 0) + 1
+        keyed.append((count[table], row.id, row))
+    return [row for _, _, row in sorted(keyed, key=lambda item: item[:2])]
+
+
 def elo_history(
-    names: Sequence[str], rows: Sequence[GameRow], mode: str, progress: Progress = _quiet
+    names: Sequence[str],
+    rows: Sequence[GameRow],
+    mode: str,
+    progress: Progress = _quiet,
+    *,
+    played: bool = False,
 ) -> dict[str, Any]:
-    """Each bot's Elo fitted on the games up to each of (at most) :data:`HISTORY_POINTS` points
-    of the tournament, in the order the games finished (by id); ``progress`` is told of each
-    fit."""
+    """Each bot's Elo fitted on the games up to each of (at most) :data:`HISTORY_POINTS`
+    points, the games taken :func:`by_round` or, ``played``, in the order they finished (by id:
+    a league's, whose versions come and go); ``progress`` is told of each fit. ``order`` names
+    the order, ``axis`` and ``caption`` say it in words (:data:`HISTORY_AXES`)."""
+    order = "played" if played else "rounds"
+    rows = list(rows) if played else by_round(rows)
     count = len(rows)
     step = max(1, math.ceil(count / HISTORY_POINTS))
     marks = sorted({*range(step, count + 1, step), count})
@@ -290,7 +356,8 @@ def elo_history(
             played = rating is not None and rating.games > 0
             series[name].append(round(rating.elo, 3) if played and rating else None)
         progress("fitting Elo over the games", done, len(marks))
-    return {"games": marks, "elo": series}
+    axis, caption = HISTORY_AXES[order]
+    return {"games": marks, "elo": series, "order": order, "axis": axis, "caption": caption}
 
 
 def failures(names: Sequence[str], rows: Sequence[GameRow]) -> dict[str, Any]:
@@ -375,6 +442,7 @@ def game_entry(game: Game) -> dict[str, Any]:
         "failed": row.failed,
         "hands": row.hands,
         "seconds": round(row.seconds, 3),
+        "seed": str(row.seed),
         "replay": False,
     }
 

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
+from arena.report.facts import when
 from arena.report.plots import bot_style, score_colour
 from arena.tournament.standings import likelihood
 
@@ -44,12 +45,12 @@ def render(data: dict[str, Any], plots: dict[str, str] | None, note: str | None 
     values = {
         "title": _e(data["title"]),
         "engine_version": _e(data["engine_version"]),
-        "generated": _e(_when(data["generated"])),
+        "generated": _e(when(data["generated"])),
         "css": _asset("page.css"),
         "js": _asset("viewer.js"),
         "header": _header(data, note),
         "standings": _standings(data, figures.get("elo"), colours),
-        "crosstable": _crosstable(data, figures.get("crosstable")),
+        "crosstable": _crosstable(data),
         "elo_history": _elo_history(data, figures.get("elo_history"), colours),
         "failures": _failures(data),
         "move_times": _move_times(data, figures.get("move_times"), colours),
@@ -84,10 +85,6 @@ def _asset(name: str) -> str:
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
-
-
-def _when(iso: str) -> str:
-    return iso.replace("T", " ").removesuffix("+00:00") + (" UTC" if iso.endswith("+00:00") else "")
 
 
 def _signed(value: float) -> str:
@@ -151,32 +148,76 @@ def _figure(svg: str | None, caption: str) -> str:
 def _header(data: dict[str, Any], note: str | None) -> str:
     source = data.get("source", {})
     kind = SOURCE_KINDS.get(source.get("kind", ""), source.get("kind", "source"))
+    event = data.get("event") or {}
     items = [
         ("Source", f"{_e(kind)} <code>{_e(source.get('path', ''))}</code>"),
         (
             "Generated",
-            f'<time datetime="{_e(data["generated"])}">{_e(_when(data["generated"]))}</time>',
+            f'<time datetime="{_e(data["generated"])}">{_e(when(data["generated"]))}</time>',
         ),
         ("Engine", _e(data["engine_version"])),
-        ("Mode", _e(data["mode"])),
         ("Games", _e(data["games"])),
     ]
-    league = data.get("league")
-    if league is not None:  # every version is rated; say which are still scheduled
-        items.append(("Scheduled", _e(", ".join(league["active"]) or "none")))
-        items.append(("Retired or replaced", _e(", ".join(league["retired"]) or "none")))
+    if not event:  # data from before the facts: the mode at least
+        items.append(("Mode", _e(data["mode"])))
     meta = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items)
-    rules = data.get("rules") or {}
+    out = f'<dl class="meta">{meta}</dl>'
+    if event:
+        facts = "".join(
+            f'<div data-fact="{_e(label)}"><dt>{_e(label)}</dt><dd>{_e(text)}</dd></div>'
+            for label, text in event.get("summary", [])
+        )
+        out += f'<dl class="facts" id="event-facts">{facts}</dl>'
+    rules = (event.get("rules") or {}).get("options") or data.get("rules") or {}
     chips = "".join(
         f"<li><span class=key>{_e(str(key).replace('_', ' '))}</span> {_e(_rule_value(value))}</li>"
         for key, value in rules.items()
     )
-    out = f'<dl class="meta">{meta}</dl>'
     if chips:
-        out += f'<div class="rules"><span class="rules-title">Rules</span><ul>{chips}</ul></div>'
+        out += (
+            '<details class="rules"><summary>Every rules option</summary>'
+            f"<ul>{chips}</ul></details>"
+        )
+    out += _bots(event.get("bots") or [])
     if note:
         out += f'<p class="note" id="report-note" role="note">{_e(note)}</p>'
     return out
+
+
+BOTS_OPEN: Final = 12
+"""A header lists this many bots open; more are folded (a league's thousand versions)."""
+
+
+def _bots(bots: Sequence[dict[str, Any]]) -> str:
+    """The bots as the database (or record) has them: name, command, version and digest (the
+    first characters, the whole in its title), and a league version's status."""
+    if not bots:
+        return ""
+    status = any("status" in bot for bot in bots)
+    rows = []
+    for bot in bots:
+        digest = (
+            f'<code title="{_e(bot["digest"])}">{_e(bot["digest_short"])}</code>'
+            if bot.get("digest")
+            else '<span class="muted">not recorded</span>'
+        )
+        rows.append(
+            f'<tr data-bot="{_e(bot["name"])}"><th scope="row">{_e(bot["name"])}</th>'
+            f'<td class="command"><code>{_e(bot["command"])}</code></td>'
+            f"<td>{_e(bot['version'])}</td><td>{digest}</td>"
+            + (f"<td>{_e(bot.get('status', ''))}</td>" if status else "")
+            + "</tr>"
+        )
+    table = _table(
+        "bots-table",
+        "The bots: each one's command, the version it declared and the digest of its program "
+        "(its command and the files it names; hover for the whole).",
+        ["Bot", "Command", "Version", "Digest", *(["Status"] if status else [])],
+        rows,
+    )
+    if len(bots) <= BOTS_OPEN:
+        return f'<div class="bots">{table}</div>'
+    return f'<details class="bots"><summary>The {len(bots)} bots</summary>{table}</details>'
 
 
 def _standings(data: dict[str, Any], svg: str | None, colours: dict[str, str]) -> str:
@@ -202,16 +243,53 @@ def _standings(data: dict[str, Any], svg: str | None, colours: dict[str, str]) -
         rows,
         numeric=(0, 2, 3, 4, 5, 6, 7, 8, 9),
     )
-    return table + _figure(svg, "Elo with its 95% interval, best first.")
+    return table + _figure(svg, "Elo with its 95% interval, best first.") + _certainty(data)
 
 
-def _crosstable(data: dict[str, Any], svg: str | None) -> str:
+def _certainty(data: dict[str, Any]) -> str:
+    """How sure each place is, in the terminal's words: what LOS is, then a sentence for each
+    bot and the next one down."""
+    lines = (data.get("sentences") or {}).get("certainty") or []
+    if not lines:
+        return ""
+    return _sentences("certainty", "How sure each place is", lines[1:], lines[0])
+
+
+def _head_to_head(data: dict[str, Any]) -> str:
+    """Each pair's results in words (the terminal's, under a heading of its own)."""
+    lines = (data.get("sentences") or {}).get("head_to_head") or []
+    if not lines:
+        return ""
+    return _sentences("head-to-head", lines[0].rstrip(":"), lines[1:])
+
+
+def _sentences(block: str, heading: str, lines: Sequence[str], lead: str | None = None) -> str:
+    items = "".join(f"<li>{_e(line)}</li>" for line in lines)
+    first = "" if lead is None else f'<p class="muted">{_e(lead)}</p>'
+    return (
+        f'<div class="sentences" id="{block}"><h3>{_e(heading)}</h3>{first}<ul>{items}</ul></div>'
+    )
+
+
+HEAD_CHARS: Final = 9
+"""A crosstable column's head shows a bot's name to this many characters (longer ones are cut,
+with the whole name in its title)."""
+
+
+def _column_head(name: str) -> str:
+    if len(name) <= HEAD_CHARS:
+        return f'<span title="{_e(name)}">{_e(name)}</span>'
+    short = name[: HEAD_CHARS - 1] + "\u2026"
+    return (
+        f'<abbr title="{_e(name)}" aria-hidden="true">{_e(short)}</abbr>'
+        f'<span class="sr-only">{_e(name)}</span>'
+    )
+
+
+def _crosstable(data: dict[str, Any]) -> str:
     table = data["crosstable"]
     bots: list[str] = table["bots"]
-    head = ["Bot"] + [
-        f'<span title="{_e(name)}">{i}</span><span class="sr-only"> {_e(name)}</span>'
-        for i, name in enumerate(bots, 1)
-    ]
+    head = ["Bot"] + [_column_head(name) for name in bots]
     rows = []
     for i, (name, line) in enumerate(zip(bots, table["cells"], strict=True), 1):
         cells = []
@@ -235,13 +313,14 @@ def _crosstable(data: dict[str, Any], svg: str | None) -> str:
         )
     out = _table(
         "crosstable-table",
-        "The row bot's score against the column bot (games played); the columns are the bots "
-        "in the same order, by rank. Blank: the bots never met.",
+        "The row bot's score against the column bot (games played), coloured from red (the row "
+        "bot scored less) through white (even) to blue (it scored more); rows and columns by "
+        "rank. Blank: the bots never met.",
         head,
         rows,
         css="data crosstable",
     )
-    return out + _figure(svg, "The crosstable as a heatmap: blue, the row bot scored more.")
+    return out + _head_to_head(data)
 
 
 def _elo_history(data: dict[str, Any], svg: str | None, colours: dict[str, str]) -> str:
@@ -258,19 +337,19 @@ def _elo_history(data: dict[str, Any], svg: str | None, colours: dict[str, str])
             for n in names
         )
         rows.append(f'<tr><th scope="row" class="num">{mark}</th>{values}</tr>')
+    caption = _e(history.get("caption", "Elo fitted on the games up to each point."))
     table = _table(
         "elo-history-table",
-        "Each bot's Elo fitted on the games up to each point (blank: not played yet).",
+        f"The plot's figures: each bot's Elo at each point, by {_e(history.get('axis', 'games'))}"
+        " (blank: not played yet).",
         ["Games"] + [f"{_swatch(colours.get(n))}{_e(n)}" for n in names],
         rows,
         numeric=tuple(range(len(names) + 1)),
     )
     if svg:
-        return (
-            _figure(svg, "Elo fitted on the games up to each point, in the order they finished.")
-            + f"<details><summary>The figures</summary>{table}</details>"
-        )
-    return f'<p class="muted">No plot (see the note at the top): the figures.</p>{table}'
+        figures = f"<details><summary>The figures</summary>{table}</details>"
+        return _figure(svg, caption) + figures
+    return f'<p class="muted">{caption} No plot (see the note at the top): the figures.</p>{table}'
 
 
 def _failures(data: dict[str, Any]) -> str:
@@ -381,15 +460,16 @@ def _games(data: dict[str, Any]) -> str:
             f'<tr data-game="{gid}"{css}><td class="num">{link}</td>'
             f"<td>{joined.join(_e(p) for p in players)}</td><td>{winner}</td>"
             f'<td class="num">{scores}</td><td>{reason}</td><td class="num">{g["hands"]}</td>'
-            f'<td class="num">{g["seconds"]:.3f}</td></tr>'
+            f'<td class="num">{g["seconds"]:.3f}</td>'
+            f'<td class="num"><code>{_e(g.get("seed", ""))}</code></td></tr>'
         )
     table = _table(
         "games-table",
         "Every game (the number links to its replay): the players in their seats, the scores in "
-        "the same order.",
-        ["Game", "Players", "Winner", "Scores", "Reason", "Hands", "Seconds"],
+        "the same order, and the seed of its deal (a mirrored game shares its deal's).",
+        ["Game", "Players", "Winner", "Scores", "Reason", "Hands", "Seconds", "Deal seed"],
         rows,
-        numeric=(0, 3, 5, 6),
+        numeric=(0, 3, 5, 6, 7),
         css="data games",
     )
     return (

@@ -1,5 +1,6 @@
-"""The report's plots, as inline SVG: the Elo ratings with their 95% intervals, the crosstable as
-a heatmap, Elo as the games went and the move-time distributions.
+"""The report's plots, as inline SVG: the Elo ratings with their 95% intervals, Elo as the games
+went and the move-time distributions (the crosstable is a table in the page, its cells coloured by
+:func:`score_colour`).
 
 Why matplotlib: it is a well-kept plotting library whose SVG backend makes self-contained vector
 plots (no script, no font file, no image: paths and text), small and sharp at any width and in
@@ -9,12 +10,12 @@ it the report still has every table, and :func:`missing` says what to install.
 The figures are drawn with matplotlib's object API (:class:`matplotlib.figure.Figure` on an Agg
 canvas), never pyplot's global state, and written with text kept as text (``svg.fonttype`` none:
 small and selectable) and no date, so that the same data gives the same bytes. Each SVG's ids are
-prefixed with its key, so that the four plots inlined in one page never clash. Every bot has the
+prefixed with its key, so that the plots inlined in one page never clash. Every bot has the
 same colour (and, past the palette, line style and marker) in every plot, in standings order, from
 a colour-blind-safe palette (Okabe and Ito).
 
 This module imports matplotlib only in :func:`draw`: the palette and the score colours
-(:func:`score_colour`, shared with the HTML crosstable) need nothing.
+(:func:`score_colour`, the HTML crosstable's) need nothing.
 """
 
 from __future__ import annotations
@@ -116,13 +117,13 @@ def label(name: str) -> str:
 
 def draw(data: dict[str, Any]) -> dict[str, str]:
     """The plots of a report's data (:func:`arena.report.data.build`) as inline ``<svg>``
-    elements, by key: ``elo``, ``crosstable``, ``elo_history`` and ``move_times``."""
+    elements, by key: ``elo``, ``elo_history`` and ``move_times`` (the crosstable is the page's
+    table, coloured as a heatmap: one copy of its numbers)."""
     import matplotlib
 
     order = [row["name"] for row in data["standings"]]
     drawers = {
         "elo": (_elo, "Elo ratings with their 95% intervals"),
-        "crosstable": (_crosstable, "Crosstable: each row bot's score against each column bot"),
         "elo_history": (_elo_history, "Elo as the games were played"),
         "move_times": (_move_times, "Move times of each bot"),
     }
@@ -209,67 +210,6 @@ def _elo(data: dict[str, Any], order: list[str]) -> Figure:
     return figure
 
 
-def _crosstable(data: dict[str, Any], order: list[str]) -> Figure:
-    from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import BoundaryNorm, ListedColormap
-    from matplotlib.patches import Rectangle
-
-    table = data["crosstable"]
-    bots: list[str] = table["bots"]
-    cells: list[list[dict[str, Any] | None]] = table["cells"]
-    count = len(bots)
-    longest = max([len(label(name)) for name in bots] + [4])
-    names_width = 0.085 * longest + 0.2  # inches, the row labels (10 pt DejaVu Sans)
-    side = min(0.62, (WIDTH - names_width - 1.3) / max(count, 1))  # of a cell, in inches
-    overhang = 0.064 * longest - side / 2  # the last column's label, slanted, past the cells
-    width = min(WIDTH, names_width + side * count + max(0.0, overhang) + 0.9)
-    height = 0.055 * longest + side * count + 0.35
-    figure, ax = _figure(height, width)
-    if count <= 8:
-        size, with_games = 9.0, True
-    elif count <= 14:
-        size, with_games = 7.5, False
-    else:
-        size, with_games = 6.5, False
-    for r, line in enumerate(cells):
-        for c, cell in enumerate(line):
-            if cell is None:
-                if r == c:
-                    ax.add_patch(Rectangle((c, r), 1, 1, facecolor="#eeeeee", linewidth=0))
-                continue
-            background, ink = score_colour(cell["score"])
-            ax.add_patch(
-                Rectangle((c, r), 1, 1, facecolor=background, edgecolor="#ffffff", linewidth=1)
-            )
-            percent = f"{cell['score'] * 100:.0f}"
-            text = f"{percent}%\n({cell['games']})" if with_games else percent
-            ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", fontsize=size, color=ink)
-    ax.set_xlim(0, count)
-    ax.set_ylim(count, 0)
-    ax.set_aspect("equal")
-    ticks = [i + 0.5 for i in range(count)]
-    names = [label(name) for name in bots]
-    ax.set_yticks(ticks, names)
-    ax.set_xticks(ticks, names, rotation=40, ha="left", rotation_mode="anchor")
-    ax.xaxis.tick_top()
-    ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    colours = ListedColormap(list(SCORE_COLOURS))
-    bounds = [i / len(SCORE_COLOURS) for i in range(len(SCORE_COLOURS) + 1)]
-    # Ten solid bins: a colorbar of fewer than 50 colours is drawn as paths, never an image.
-    # In the heatmap's own coordinates: next to the cells whatever room the layout leaves.
-    tall = 0.8 if count <= 3 else 0.6
-    key = ax.inset_axes((1.0 + 0.25 / max(count, 1), (1 - tall) / 2, 0.3 / max(count, 1), tall))
-    bar = figure.colorbar(
-        ScalarMappable(norm=BoundaryNorm(bounds, len(SCORE_COLOURS)), cmap=colours), cax=key
-    )
-    bar.set_ticks([0, 0.25, 0.5, 0.75, 1], labels=["0%", "25%", "50%", "75%", "100%"])
-    bar.outline.set_visible(False)
-    bar.ax.tick_params(length=0, labelsize=8.5)
-    return figure
-
-
 def _elo_history(data: dict[str, Any], order: list[str]) -> Figure:
     from matplotlib.ticker import MaxNLocator
 
@@ -295,7 +235,7 @@ def _elo_history(data: dict[str, Any], order: list[str]) -> Figure:
             label=label(name),
         )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("games played")
+    ax.set_xlabel(history.get("axis", "games played"))
     ax.set_ylabel("Elo")
     ax.grid(True)
     if marks:
@@ -405,7 +345,7 @@ def _svg(figure: Figure, prefix: str, title: str) -> str:
     ``prefix``, its size in points kept (the page's CSS scales it down to the width), with a title
     for screen readers."""
     buffer = io.StringIO()
-    # A tight box: the crosstable's size is a guess from its labels' lengths; no blank margins.
+    # A tight box: no blank margins round the labels.
     figure.savefig(
         buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.08
     )

@@ -220,6 +220,21 @@
     list($("head-to-head-lines"), data.head_to_head);
   }
 
+  function about(data) {
+    var list = clear($("facts"));
+    (data.facts.summary || []).forEach(function (line) {
+      list.appendChild(el("dt", null, line[0]));
+      list.appendChild(el("dd", null, line[1]));
+    });
+    var body = clear($("bots-body"));
+    (data.facts.bots || []).forEach(function (bot) {
+      var digest = el("td", null, bot.digest_short);
+      digest.title = bot.digest;
+      var command = el("td", "message", bot.command);
+      body.appendChild(row([el("td", "name", bot.name), command, el("td", null, bot.version), digest]));
+    });
+  }
+
   function render(data) {
     document.title = data.title;
     $("title").textContent = data.title;
@@ -230,6 +245,7 @@
       data.kind + " " + data.source + ": " + data.games + " games, " + data.standings.length + " bots" +
       (data.kind === "league" ? " (" + active + " not retired)" : "");
     $("read-at").textContent = data.read;
+    about(data);
     standings(data);
     versions(data);
     forfeits(data);

@@ -25,6 +25,7 @@ from typing import Any, Final
 from arena.errors import ArenaError
 from arena.records.record import RecordError, group_games, parse_lines
 from arena.report import data as report
+from arena.report import facts
 from arena.stats.league import LeagueError, Standing
 from arena.tournament import league as leagues
 from arena.tournament.config import Config
@@ -125,10 +126,13 @@ class Source:
         rows = list(store.games(records=False))
         recorded = store.recorded()
         if leagues.is_league(store):
-            data = _league(leagues.view(store), rows)
+            state = leagues.view(store)
+            data = _league(state, rows)
+            data["facts"] = facts.of_store(store, state)
         else:
             config = Config.from_stored(store.config(), repr(str(self.path)))
             data = _tournament(config, rows)
+            data["facts"] = facts.of_store(store)
         data.update(
             title=self.title,
             source=self.path.name,

@@ -268,8 +268,11 @@ def test_every_section_shows_with_nothing_fetched(
     expect(page.locator("#crosstable-table tbody tr[data-bot]")).to_have_count(3)
     expect(page.locator("#games-table tbody tr[data-game]")).to_have_count(12)
     expect(page.locator("#no-failures")).to_be_visible()
-    # Every plot is inline SVG, drawn.
-    for name in ("standings", "crosstable", "elo-history", "move-times"):
+    # Every plot is inline SVG, drawn; the crosstable is one table, coloured, headed by names.
+    expect(page.locator("section#crosstable svg")).to_have_count(0)
+    heads = page.locator("#crosstable-table thead th").all_inner_texts()
+    assert [text.strip() for text in heads] == ["Bot", *(r["name"] for r in data["standings"])]
+    for name in ("standings", "elo-history", "move-times"):
         plot = page.locator(f"section#{name} figure svg")
         expect(plot).to_have_count(1)
         box = plot.bounding_box()

@@ -168,6 +168,9 @@ def test_the_page_follows_a_league_run_live(
     expect(page.get_by_test_id("forfeits")).to_contain_text("crash")
     expect(page.locator("#recent-body tr").first).to_have_attribute("data-game", "32")
     assert page.locator("#certainty li").count() >= 2
+    page.get_by_test_id("facts").locator("summary").click()
+    expect(page.locator("#facts")).to_contain_text("11")  # the league's seed
+    expect(page.get_by_test_id("bots")).to_contain_text("crash.py")  # each bot's command
     expect(page.get_by_test_id("crosstable")).to_contain_text("strong@1")
     shot = os.environ.get("SERVE_SCREENSHOT")
     if shot:

@@ -128,6 +128,9 @@ def test_the_api_gives_what_league_standings_prints(club: Path, serve: Any) -> N
     assert "100%" not in " ".join(state["certainty"])
     assert len(state["recent"]) == 16 and state["recent"][0]["id"] == 16  # newest first
     assert set(state["crosstable"]["bots"]) == {r["version"] for r in printed}
+    facts = dict(state["facts"]["summary"])  # what is played: the report's own facts
+    assert facts["Kind"].startswith("league") and facts["Seed"] == "5"
+    assert {b["name"]: b["command"] for b in state["facts"]["bots"]}["strong@1"] == "builtin:strong"
 
 
 def test_the_page_is_served_with_walls_and_nothing_from_outside(club: Path, serve: Any) -> None:
@@ -211,7 +214,17 @@ def test_serving_writes_nothing(club: Path, serve: Any, tmp_path: Path) -> None:
 
 def test_a_tournament_database_is_served_too(tmp_path: Path, serve: Any) -> None:
     db = tmp_path / "t.sqlite"
-    cli("tournament", "--db", str(db), "--bots", "greedy,random", "--games-per-table", "4")
+    cli(
+        "tournament",
+        "--db",
+        str(db),
+        "--bot",
+        "g=greedy",
+        "--bot",
+        "r=random",
+        "--games-per-table",
+        "4",
+    )
     server = serve("--db", str(db))
     state = server.json("/api/state")
     assert state["kind"] == "tournament" and state["games"] == 4
