@@ -24,16 +24,23 @@ from arena.cli.options import (
     clock_from,
     limits_given,
     logs_from,
+    positive_int,
     rules_from,
     sandbox_from,
     seed_from,
 )
 from arena.play.match import MatchError
 from arena.seats.botspec import BotSpec, resolve
-from arena.stats.league import MIN_SHARE, TARGET_ELO, Standing
+from arena.stats.league import MIN_SHARE, TARGET_ELO
 from arena.terminal import printable
-from arena.tournament import cluster, event
+from arena.tournament import cluster, compare, event
 from arena.tournament import league as leagues
+from arena.tournament.league_table import (
+    csv_rows,
+    render_table,
+    standings_document,
+    standings_json,
+)
 from arena.tournament.runner import Venue
 from arena.tournament.store import GameRow, Store
 
@@ -59,6 +66,8 @@ examples:
   gin-arena league add --db club.sqlite --bots bots.toml
   gin-arena league run --db club.sqlite --concurrency 2
   gin-arena league update --db club.sqlite mine            # mybot.py changed: a new version
+  gin-arena league update --db club.sqlite mine "python3 mybot2.py" --keep
+  gin-arena league compare --db club.sqlite mine@2 mine@1  # is mine@2 better? an SPRT
   gin-arena league retire --db club.sqlite greedy
   gin-arena league standings --db club.sqlite --all
 """
@@ -135,7 +144,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     update.add_argument(
         "program", nargs="?", metavar="COMMAND", help="its new command line (default: the same)"
     )
-    update.add_argument("--keep", action="store_true", help="keep scheduling the older version too")
+    update.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep scheduling the older version too (then league compare NEW OLD tests whether "
+        "the new one is better)",
+    )
     add_sandbox_argument(update)
 
     retire = actions.add_parser(
@@ -171,18 +185,96 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_sandbox_argument(run)
     add_logs_argument(run)
 
+    _compare_parser(actions)
+
     table = actions.add_parser(
         "standings",
         help="the league's standings: Elo, 95%% interval, games",
         description="Print the standings: each active bot's current version (every version "
         "with --all) with its Elo relative to the mean, 95% interval, games, wins, losses, "
-        "draws and whether it is settled.",
+        "draws, forfeits by reason, the change from the version before and its status "
+        "(playing, settled, broken, replaced, retired); docs/LEAGUE.md lists the JSON fields.",
     )
     _db(table)
     table.add_argument("--all", action="store_true", help="every version, retired ones too")
     table.add_argument(
         "--format", choices=("table", "json", "csv"), default="table", help="default table"
     )
+
+
+COMPARE_HELP = "is the new version better? an SPRT between two versions, as gin-arena sprt tests"
+COMPARE_DESCRIPTION = f"""\
+Test whether version NEW of a bot is better than version OLD (both active: typically mine@2 and
+mine@1 after `league update mine COMMAND --keep`), as `gin-arena sprt` does: a sequential
+probability ratio test of H0 (NEW is at most --elo0 better) against H1 (at least --elo1 better)
+over the pentanomial of mirrored pairings, accepting H1 wrongly with probability --alpha and H0
+with --beta. While it runs, `league run` reserves {100 * compare.SHARE:g}% of each batch (rounded
+up) for NEW v OLD pairings; those games count in the ratings too. It closes at a verdict, or
+undecided after --max-pairings. Without NEW and OLD: list the compares and where each stands.
+"""
+
+
+def _compare_parser(actions: Any) -> None:
+    parser = actions.add_parser("compare", help=COMPARE_HELP, description=COMPARE_DESCRIPTION)
+    _db(parser)
+    parser.add_argument("new", nargs="?", metavar="NEW", help="the version under test: NAME@N")
+    parser.add_argument("old", nargs="?", metavar="OLD", help="the version it is measured against")
+    for key, default, what in (
+        ("elo0", compare.ELO0, "H0: NEW is at most this much better"),
+        ("elo1", compare.ELO1, "H1: NEW is at least this much better"),
+        ("alpha", compare.ALPHA, "the chance of accepting H1 wrongly"),
+        ("beta", compare.BETA, "the chance of accepting H0 wrongly"),
+    ):
+        parser.add_argument(f"--{key}", type=float, default=default, help=f"{what} ({default:g})")
+    parser.add_argument(
+        "--max-pairings",
+        type=positive_int,
+        default=compare.MAX_PAIRINGS,
+        metavar="N",
+        help=f"close undecided after N pairings (default {compare.MAX_PAIRINGS}: sprt's "
+        "--max-games in pairs)",
+    )
+
+
+def _compare(args: argparse.Namespace) -> int:
+    if args.new is None:
+        store = leagues.open_league(args.db, readonly=True)
+        try:
+            found = compare.listed(leagues.view(store))
+        finally:
+            store.close()
+        db = printable(shlex.quote(str(args.db)))
+        print("\n".join(found) or f"no compares yet: gin-arena league compare --db {db} NEW OLD")
+        return 0
+    if args.old is None:
+        raise ValueError(f"name both versions: gin-arena league compare {args.new} OLD")
+    store = leagues.open_league(args.db)
+    try:
+        state = leagues.load(store)
+        opened = compare.open_compare(
+            store,
+            state,
+            args.new,
+            args.old,
+            elo0=args.elo0,
+            elo1=args.elo1,
+            alpha=args.alpha,
+            beta=args.beta,
+            max_pairings=args.max_pairings,
+        )
+    finally:
+        store.close()
+    batch, db = state.settings.batch, printable(shlex.quote(str(args.db)))
+    reserved = compare.per_batch(batch)
+    pairings = "1 pairing" if reserved == 1 else f"{reserved} pairings"
+    print(
+        f"compare #{opened.number} opened: is {printable(opened.new)} better than "
+        f"{printable(opened.old)}? {compare.hypotheses(opened)}\n"
+        f"gin-arena league run --db {db} plays it: {pairings} of each batch of {batch} "
+        f"{'is' if reserved == 1 else 'are'} {printable(opened.new)} v {printable(opened.old)} "
+        "until a verdict"
+    )
+    return 0
 
 
 def _db(parser: argparse.ArgumentParser) -> None:
@@ -193,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
     action: str = args.action
     if action == "create":
         return _create(args)
+    if action == "compare":
+        return _compare(args)
     if action == "standings":
         store = leagues.open_league(args.db, readonly=True)
         try:
@@ -281,6 +375,12 @@ def _update(args: argparse.Namespace, store: Store) -> int:
     else:
         kept = " (the older version is still scheduled)" if args.keep else ""
         print(f"added {printable(version)}{kept}")
+        if args.keep and current is not None:
+            db = shlex.quote(str(args.db))
+            print(
+                f"is it better? gin-arena league compare --db {printable(db)} "
+                f"{printable(version)} {printable(current)}"
+            )
     return 0
 
 
@@ -289,13 +389,18 @@ def _run(args: argparse.Namespace, store: Store) -> int:
         check_concurrency(args.concurrency, args.oversubscribe)
     if args.pairings is not None and args.pairings < 1:
         raise ValueError(f"--pairings must be at least 1, not {args.pairings}")
-    state = leagues.load(store)
+    state = leagues.view(store)
     venue = _venue(args, store, list(state.specs.values()))
     played: list[GameRow] = []
+    closed = {o.compare.number for o in compare.outcomes(state) if o.state != "running"}
     resume = f"gin-arena league run --db {shlex.quote(str(args.db))}"
 
     def on_game(row: GameRow) -> None:
         played.append(row)
+
+    def on_broken(broken: leagues.Broken) -> None:
+        bot = shlex.quote(broken.version.rpartition("@")[0])
+        print(printable(broken.sentence(bot)), flush=True)
 
     def on_batch(state: leagues.State) -> None:
         unsettled = len(state.league.unsettled()) if len(state.league.active) > 1 else 0
@@ -305,6 +410,8 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             file=sys.stderr,
             flush=True,
         )
+        for line in compare.closed_since(state, closed):
+            print(line, file=sys.stderr, flush=True)
 
     ray = None
     if args.ray is not None:
@@ -325,6 +432,7 @@ def _run(args: argparse.Namespace, store: Store) -> int:
             pairings=args.pairings,
             on_game=on_game,
             on_batch=on_batch,
+            on_broken=on_broken,
             workdir=None if venue.logs is None else Path(venue.logs),
             ray=ray,
         )
@@ -350,47 +458,17 @@ def _print_standings(state: leagues.State, args: argparse.Namespace) -> None:
     if len(state.league.versions) == 0:
         print("the league has no bots yet")
         return
-    rows = leagues.standings(state, all_versions=args.all)
+    rows = standings_json(state, all_versions=args.all)
     if args.format == "json":
-        print(json.dumps([_row_json(row) for row in rows], indent=2))
+        print(json.dumps(standings_document(state, rows), indent=2))
         return
     if args.format == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        fields = list(_row_json(rows[0])) if rows else []
-        writer.writerow(fields)
-        for row in rows:
-            writer.writerow([_csv(v) for v in _row_json(row).values()])
+        csv.writer(out, lineterminator="\n").writerows(csv_rows(rows))
         sys.stdout.write(out.getvalue())
         return
-    width = max([len("bot")] + [len(printable(r.version)) for r in rows])
-    print(
-        f"{'#':>3} {'bot':<{width}} {'Elo':>6} {'95% interval':>15} {'games':>6} "
-        f"{'won':>5} {'lost':>5} {'drawn':>5}  status"
-    )
-    for rank, row in enumerate(rows, 1):
-        status = ("settled" if row.settled else "playing") if row.active else "retired"
-        interval = f"{row.low:+.0f} to {row.high:+.0f}" if row.games else "no games yet"
-        print(
-            f"{rank:>3} {printable(row.version):<{width}} {row.elo:>+6.0f} {interval:>15} "
-            f"{row.games:>6} {row.wins:>5} {row.losses:>5} {row.draws:>5}  {status}"
-        )
-
-
-def _row_json(row: Standing) -> dict[str, Any]:
-    return {
-        "version": row.version,
-        "bot": row.bot,
-        "elo": round(row.elo, 1),
-        "ci95": [round(row.low, 1), round(row.high, 1)],
-        "games": row.games,
-        "wins": row.wins,
-        "losses": row.losses,
-        "draws": row.draws,
-        "active": row.active,
-        "settled": row.settled,
-    }
-
-
-def _csv(value: object) -> object:
-    return " ".join(map(str, value)) if isinstance(value, list) else value
+    sys.stdout.write(render_table(rows, state))
+    found = compare.listed(state, tested=False)
+    if found:
+        print("\ncompares (gin-arena league compare --db DB shows what each tests):")
+        print("\n".join(f"  {line}" for line in found))

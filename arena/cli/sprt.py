@@ -34,15 +34,14 @@ from arena.cli.options import (
 from arena.play.match import MatchError
 from arena.seats.botspec import BotSpec, resolve
 from arena.stats.sprt import (
-    SCORE_CLAMP,
     Pentanomial,
     Verdict,
     bounds,
     decide,
     elo_estimate,
+    elo_words,
     los,
     pair_index,
-    score_to_elo,
 )
 from arena.terminal import printable
 from arena.tournament import event
@@ -327,30 +326,8 @@ def _report(
     )
 
 
-CLAMP_ELO: Final = score_to_elo(1 - SCORE_CLAMP)
-"""The Elo at which :func:`arena.stats.sprt.elo_estimate` clamps (about 1200): a value there is a
-bound, never a measurement."""
 _PAIR_WORDS: Final = ("lost-lost", "lost-drawn", "won-lost or drawn-drawn", "won-drawn", "won-won")
 """The pair outcomes by pair score (0, 1/2, 1, 3/2, 2: the pentanomial's order), from NEW's side."""
-
-
-def elo_text(value: float) -> str:
-    """An Elo estimate or bound for people: at the clamp, ``> +1199`` or ``< -1199``, since the
-    true value lies beyond it."""
-    bound = math.floor(CLAMP_ELO)
-    if value >= CLAMP_ELO - 1e-6:
-        return f"> +{bound}"
-    if value <= -CLAMP_ELO + 1e-6:
-        return f"< -{bound}"
-    return f"{value:+.1f}"
-
-
-def elo_words(elo: float, low: float, high: float) -> str:
-    """``Elo +82.3, 95% [+51.0, +115.0]``, with a clamped value as a bound."""
-    shown = elo_text(elo)
-    if elo_text(low) == elo_text(high) == shown:
-        return f"Elo {shown}, its 95% interval too"
-    return f"Elo {shown}, 95% [{elo_text(low)}, {elo_text(high)}]"
 
 
 def pair_words(p: Pentanomial, new: str) -> str:

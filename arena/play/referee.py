@@ -36,6 +36,7 @@ from arena.records.outcome import (
     RecordWriteError,
 )
 from arena.seats.connection import BotCrashed, BotError, Connection, IllegalMove
+from arena.seats.last_words import forfeit_message
 from engine import __version__ as engine_version
 from engine.formats import TWO_PLAYER, Format, Hollywood, Session, format_named
 from engine.hand import ActionKind, HandResult, IllegalAction
@@ -193,7 +194,8 @@ class Referee:
                 # result stands; the failure shows up when the bot is next needed.
                 return self._decided(game, fmt, seats, started, single_hand)
             failed = error.seat
-            failure = Failure(failed, error.reason, error.detail, getattr(error, "rule", ""))
+            message = forfeit_message(error, seats[failed].connection)  # its last words
+            failure = Failure(failed, error.reason, message, getattr(error, "rule", ""))
             scores = standing(game)
             outcome = GameOutcome(
                 winner=fmt.forfeit_winner(failed, scores),

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from arena.errors import ArenaError
 from arena.seats import wire
+from arena.seats.output import StderrTail
 from bots.sdk import Bot, View
 from engine.hand import Action as EngineAction
 from protocol import messages as m
@@ -95,6 +96,9 @@ class Connection(ABC):
     form: RequestForm = PLAIN
     """The form of the bot's requests, as its ``ready`` asked (set once it has started)."""
     _starting: tuple[m.Hello, float]
+    stderr_tail: StderrTail | None = None
+    """The end of the bot's stderr, for a process once started (:mod:`arena.seats.last_words`);
+    None for a bot in this process, which has none."""
 
     @abstractmethod
     def start(self, hello: m.Hello, timeout: float) -> m.Ready:

@@ -1,11 +1,14 @@
 """What a bot writes: its output, cut into lines as it is read (:class:`Lines`), and its stderr,
-kept in a log file with a cap (:func:`keep_log`).
+kept in a log file with a cap (:func:`keep_log`) and its last few lines in memory
+(:class:`StderrTail`: a bot's last words, for the message of its failure, whether or not the log
+outlives the game).
 """
 
 from __future__ import annotations
 
 import collections
 import os
+import threading
 import time
 from pathlib import Path
 from typing import IO, Final
@@ -63,16 +66,78 @@ class Lines:
 
 _LOG_READ: Final = 65536
 """The most of a bot's stderr read at once."""
+TAIL_BYTES: Final = 4096
+"""What :class:`StderrTail` keeps of the end of a bot's stderr."""
 
 
-def keep_log(stream: IO[bytes], path: Path, limit: int) -> None:
+class StderrTail:
+    """The end of one bot process's stderr, as its reader (:func:`keep_log`) copies it: the last
+    :data:`TAIL_BYTES` of it, its own words only (a log file may hold earlier processes' too),
+    kept past the log's cap. Thread-safe: the reader feeds it, the referee reads it."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._seen = 0
+        self._changed = threading.Condition()
+        self._ended = False
+        self._at = time.monotonic()
+
+    def feed(self, chunk: bytes) -> None:
+        with self._changed:
+            self._data += chunk
+            del self._data[: max(0, len(self._data) - TAIL_BYTES)]
+            self._seen += len(chunk)
+            self._at = time.monotonic()
+            self._changed.notify_all()
+
+    def end(self) -> None:
+        """The stderr is closed: the process and every child that held it are gone."""
+        with self._changed:
+            self._ended = True
+            self._changed.notify_all()
+
+    def settle(self, timeout: float, quiet: float) -> None:
+        """Wait, at most ``timeout`` seconds, until the stderr has ended or nothing came for
+        ``quiet`` seconds: what the bot wrote just before it failed is then in."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not self._ended:
+                now = time.monotonic()
+                if now >= deadline or now - self._at >= quiet:
+                    return
+                self._changed.wait(min(deadline, self._at + quiet) - now)
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def lines(self, count: int) -> tuple[list[str], int]:
+        """Its last ``count`` non-blank lines (decoded, undecodable bytes replaced) and how many
+        bytes the bot wrote in all."""
+        with self._changed:
+            text = bytes(self._data).decode("utf-8", errors="replace")
+            seen = self._seen
+        kept = [line.strip() for line in text.splitlines() if line.strip()]
+        return kept[-count:] if count else [], seen
+
+
+def keep_log(stream: IO[bytes], path: Path, limit: int, tail: StderrTail | None = None) -> None:
     """Copy ``stream`` (a bot's stderr) to the end of the file at ``path`` until it ends, keeping
     the file within ``limit`` bytes (across restarts: the file may hold earlier runs' words); past
     it, the rest is read and dropped, slowly, so that a bot that floods its stderr is slowed, not
     the referee. What the bot writes is copied as it comes, in whole lines (a line longer than a
     read goes as it is): processes of one bot that run at once (two workers' games) may share a
-    log, and appending whole lines keeps their lines whole."""
+    log, and appending whole lines keeps their lines whole. ``tail``, if given, gets every byte
+    read, the cap regardless, and is ended when the stream is."""
     fd = stream.fileno()
+    try:
+        _copy(fd, path, limit, tail)
+    finally:
+        if tail is not None:
+            tail.end()
+
+
+def _copy(fd: int, path: Path, limit: int, tail: StderrTail | None) -> None:
     with open(path, "ab") as log:
         written = log.seek(0, os.SEEK_END)  # the cap holds for the file, across restarts
         pending = b""
@@ -86,6 +151,8 @@ def keep_log(stream: IO[bytes], path: Path, limit: int) -> None:
                     continue
                 cut = cut or len(data)
                 piece, pending = data[:cut], data[cut:]
+                if tail is not None:
+                    tail.feed(piece)
                 if written < limit:
                     piece = piece[: limit - written]
                     log.write(piece)

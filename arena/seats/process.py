@@ -20,10 +20,9 @@ one read of what has come): no reader thread stands between a reply and the refe
 that writes when nobody asked cannot fill the referee's memory. Every line written to the bot or
 read from it is logged on the wire (:mod:`arena.seats.wire`) as it is written or read.
 
-Why this module is a little over 600 lines: it is one class, :class:`ProcessConnection`, whose
-start, reads, writes and stop share one state (the pipes, the control group, the outbox, the lines
-read) and read best together; what stands apart from that state is in :mod:`arena.seats.launch`
-and :mod:`arena.seats.output`.
+Why this module is nearly 700 lines: it is one class, :class:`ProcessConnection`, whose start,
+reads, writes and stop share one state (pipes, control group, outbox, lines read); what stands
+apart is in :mod:`arena.seats.launch`, :mod:`arena.seats.output` and :mod:`arena.seats.last_words`.
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ from arena.seats.connection import (
     decode_bot_line,
 )
 from arena.seats.launch import check_program, die_with_parent, fresh_workdir, minimal_env
-from arena.seats.output import Lines, keep_log
+from arena.seats.output import Lines, StderrTail, keep_log
 from arena.seats.programs import cannot_run, resolve_command, sandbox_startup_hint
 from arena.seats.reaper import wait_exit
 from arena.seats.walls import limits
@@ -338,9 +337,10 @@ class ProcessConnection(Connection):
     def _listen(self) -> None:
         """Start reading the bot: its stderr into the log (a thread), its output by polling."""
         assert self._stderr is not None and self._stdin is not None and self._stdout is not None
+        self.stderr_tail = StderrTail()  # this process's last words, whatever its log holds
         thread = threading.Thread(
             target=keep_log,
-            args=(self._stderr, self._log_path, self.log_limit),
+            args=(self._stderr, self._log_path, self.log_limit, self.stderr_tail),
             daemon=True,
             name=self.name,
         )

@@ -71,7 +71,7 @@
       var tr = row(
         [
           num(r.rank),
-          el("td", "name", r.name),
+          el("td", "name", r.label || r.name),
           num(r.games ? signed(r.elo) : "\u2013"),
           num(interval),
           num(r.games),
@@ -79,7 +79,8 @@
           num(r.losses),
           num(r.draws),
           num(forfeitTotal(data, r.name)),
-          el("td", null, r.status || "")
+          el("td", null, r.change || ""),
+          el("td", "message", r.status || "")
         ],
         r["new"] ? "new" : null
       );

@@ -27,6 +27,7 @@ from arena.records.record import RecordError, group_games, parse_lines
 from arena.report import data as report
 from arena.report import facts
 from arena.stats.league import LeagueError, Standing
+from arena.tournament import compare, league_table
 from arena.tournament import league as leagues
 from arena.tournament.config import Config
 from arena.tournament.standings import (
@@ -160,6 +161,7 @@ def _tournament(config: Config, rows: Sequence[GameRow]) -> dict[str, Any]:
                 "wins": r.wins,
                 "losses": r.losses,
                 "draws": r.draws,
+                "change": "",
                 "status": "",
                 "new": False,
             }
@@ -171,62 +173,44 @@ def _tournament(config: Config, rows: Sequence[GameRow]) -> dict[str, Any]:
         "head_to_head": [line.strip() for line in head_to_head(table)],
         "crosstable": report.crosstable(order, rows),
         "versions": [],
+        "compares": [],
         "standings_json": table.to_json(),
     }
 
 
 def _league(state: leagues.State, rows: Sequence[GameRow]) -> dict[str, Any]:
-    every = leagues.standings(state, all_versions=True)
-    played = [r for r in every if r.games]
-    order = [r.version for r in played]
+    """The page of a league: its own standings (:func:`league_table.standings_json`, every
+    version), in the words of ``league standings``."""
+    table_rows = league_table.standings_json(state, all_versions=True)
+    every = {r.version: r for r in leagues.standings(state, all_versions=True)}
+    active = [every[r["version"]] for r in table_rows if r["active"] and r["games"]]
     table = standings(list(state.specs), rows, mode="two-player")
     return {
         "kind": "league",
         "standings": [
             {
-                "rank": rank,
-                "name": r.version,
-                "bot": r.bot,
-                "elo": round(r.elo, 1),
-                "ci95": [round(r.low, 1), round(r.high, 1)],
-                "games": r.games,
-                "wins": r.wins,
-                "losses": r.losses,
-                "draws": r.draws,
-                "status": _status(r),
-                "new": r.active and r.games < NEW_GAMES,
+                "rank": row["rank"],
+                "name": row["version"],
+                "label": league_table.name_text(row, state),
+                "bot": row["bot"],
+                "elo": row["elo"],
+                "ci95": row["ci95"],
+                "games": row["games"],
+                "wins": row["wins"],
+                "losses": row["losses"],
+                "draws": row["draws"],
+                "change": league_table.change_text(row),
+                "status": league_table.status_text(row, state),
+                "new": row["active"] and row["games"] < NEW_GAMES,
             }
-            for rank, r in enumerate(every, 1)
+            for row in table_rows
         ],
-        "certainty": _certainty(_league_los([r for r in played if r.active])),
+        "certainty": _certainty(_league_los(active)),
         "head_to_head": [line.strip() for line in head_to_head(table)],
-        "crosstable": report.crosstable(order, rows),
-        "versions": _versions(state, every),
-        "standings_json": [_league_row(r) for r in every],
-    }
-
-
-def _status(row: Standing) -> str:
-    if not row.active:
-        return "retired"
-    if not row.games:
-        return "new: no games yet"
-    return "settled" if row.settled else "playing"
-
-
-def _league_row(row: Standing) -> dict[str, Any]:
-    """A row as ``league standings --format json`` prints it."""
-    return {
-        "version": row.version,
-        "bot": row.bot,
-        "elo": round(row.elo, 1),
-        "ci95": [round(row.low, 1), round(row.high, 1)],
-        "games": row.games,
-        "wins": row.wins,
-        "losses": row.losses,
-        "draws": row.draws,
-        "active": row.active,
-        "settled": row.settled,
+        "crosstable": report.crosstable([r["version"] for r in table_rows if r["games"]], rows),
+        "versions": _versions(table_rows),
+        "standings_json": league_table.standings_document(state, table_rows),
+        "compares": compare.compares_json(state),
     }
 
 
@@ -265,42 +249,33 @@ def _certainty(ratings: Sequence[tuple[str, float, float]]) -> list[str]:
     return lines
 
 
-def _versions(state: leagues.State, rows: Sequence[Standing]) -> list[dict[str, Any]]:
+def _versions(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each bot with more than one version: its versions in order, with the change in Elo from
-    each to the next (the difference of their ratings, with the 95% interval of two independent
-    normals: a bound that is wide where the two versions shared opponents)."""
-    by_version = {r.version: r for r in rows}
-    bots: dict[str, list[Standing]] = {}
-    for version in state.specs:
-        row = by_version.get(version)
-        if row is not None:
-            bots.setdefault(row.bot, []).append(row)
+    each to the next (the standings' ``change``: its interval from the fit's covariance)."""
+    bots: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        bots.setdefault(row["bot"], []).append(row)
     out = []
     for bot, versions in bots.items():
         if len(versions) < 2:
             continue
-        changes: list[dict[str, Any]] = []
-        for old, new in itertools.pairwise(versions):
-            if not (old.games and new.games):
-                changes.append({"from": old.version, "to": new.version, "elo": None})
-                continue
-            half = math.hypot(old.half_width, new.half_width)
-            change = new.elo - old.elo
-            changes.append(
-                {
-                    "from": old.version,
-                    "to": new.version,
-                    "elo": round(change, 1),
-                    "ci95": [round(change - half, 1), round(change + half, 1)],
-                }
-            )
+        versions.sort(key=lambda row: int(row["version"].rpartition("@")[2] or 0))
         out.append(
             {
                 "bot": bot,
                 "versions": [
-                    {"version": v.version, "status": _status(v), "games": v.games} for v in versions
+                    {"version": v["version"], "status": v["status"], "games": v["games"]}
+                    for v in versions
                 ],
-                "changes": changes,
+                "changes": [
+                    {
+                        "from": old["version"],
+                        "to": new["version"],
+                        "elo": None if new["change"] is None else new["change"]["elo"],
+                        "ci95": None if new["change"] is None else new["change"]["ci95"],
+                    }
+                    for old, new in itertools.pairwise(versions)
+                ],
             }
         )
     return out

@@ -518,15 +518,16 @@ class League:
 
     # Scheduling
 
-    def next_pairings(self, k: int) -> list[Pairing]:
-        """The next ``k`` pairings (fewer, or none, when nothing needs playing), recorded as
-        pending until a :class:`PairResult` answers each."""
-        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise LeagueError(f"the number of pairings must be a count: {k!r}")
+    def next_pairings(self, k: int, reserved: Sequence[tuple[str, str]] = ()) -> list[Pairing]:
+        """The next ``k`` pairings (fewer, or none, when nothing needs playing), pending until a
+        :class:`PairResult` answers each: the ``reserved`` pairs as given, then the scheduler's."""
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= len(reserved) <= k:
+            raise LeagueError(f"pairings: a count, no fewer than the reserved ones, not {k!r}")
         rng = random.Random(f"league:{self.seed}:{self._issued}")
-        chosen = self.scheduler.choose(self, k, rng) if k else []
+        ends = [(self._known(a, Retire(a)), self._known(b, Retire(b))) for a, b in reserved]
+        chosen = self.scheduler.choose(self, k - len(ends), rng) if k > len(ends) else []
         out = []
-        for i, j in chosen[:k]:
+        for i, j in [*ends, *chosen[: k - len(ends)]]:
             pairing = Pairing(self._issued, self._names[i], self._names[j])
             self._pending[self._issued] = pairing
             self._last[i] = self._last[j] = self._issued

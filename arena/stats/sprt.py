@@ -51,6 +51,7 @@ same quantity, for checks.
 ``mean +- 1.96 * sd / sqrt(pairs)`` on the score, mapped to Elo; the likelihood of superiority is
 ``Phi((mean - 0.5) / (sd / sqrt(pairs)))``. The mean is the observed score; the standard deviation
 is that of the regularised counts, so that it is not 0 when every pair so far scored the same.
+:func:`elo_words` says an estimate as ``gin-arena sprt`` and ``league compare`` print it.
 """
 
 from __future__ import annotations
@@ -59,10 +60,12 @@ import enum
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from arena.errors import ArenaError
 
 __all__ = [
+    "CLAMP_ELO",
     "OUTCOMES",
     "PAIR_SCORES",
     "REGULARIZATION",
@@ -75,7 +78,9 @@ __all__ = [
     "constrained_mle",
     "decide",
     "elo_estimate",
+    "elo_text",
     "elo_to_score",
+    "elo_words",
     "llr",
     "llr_normal",
     "los",
@@ -393,3 +398,30 @@ def decide(
     else:
         verdict = Verdict.CONTINUE
     return verdict, value, (lower, upper)
+
+
+# -- in words ------------------------------------------------------------------------------------
+
+
+CLAMP_ELO: Final = score_to_elo(1 - SCORE_CLAMP)
+"""The Elo at which :func:`arena.stats.sprt.elo_estimate` clamps (about 1200): a value there is a
+bound, never a measurement."""
+
+
+def elo_text(value: float) -> str:
+    """An Elo estimate or bound for people: at the clamp, ``> +1199`` or ``< -1199``, since the
+    true value lies beyond it."""
+    bound = math.floor(CLAMP_ELO)
+    if value >= CLAMP_ELO - 1e-6:
+        return f"> +{bound}"
+    if value <= -CLAMP_ELO + 1e-6:
+        return f"< -{bound}"
+    return f"{value:+.1f}"
+
+
+def elo_words(elo: float, low: float, high: float) -> str:
+    """``Elo +82.3, 95% [+51.0, +115.0]``, with a clamped value as a bound."""
+    shown = elo_text(elo)
+    if elo_text(low) == elo_text(high) == shown:
+        return f"Elo {shown}, its 95% interval too"
+    return f"Elo {shown}, 95% [{elo_text(low)}, {elo_text(high)}]"

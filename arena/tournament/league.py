@@ -6,16 +6,19 @@ each batch of games goes where :class:`arena.stats.league.League` says it inform
 the seed, the stopping target, the batch size, the bots' limits). Its ``bots`` table holds one row
 a *version* (``strong@1``, ``strong@2``: the name, ``@``, the count of versions of that name), its
 ``games`` every game played, committed as it finishes, and its ``log`` the league's history in
-order: ``join``, ``replace`` (an update), ``retire`` and ``schedule`` (a batch of pairings issued).
+order: ``join``, ``replace`` (an update), ``retire``, ``compare`` (is a new version better? the
+pairings it reserves in each batch and its verdict: :mod:`arena.tournament.compare`) and
+``schedule`` (a batch of pairings issued).
 
 **Replaying the history** rebuilds the league exactly (:func:`load`): membership events and
 results are applied in the order the run applied them, and each ``schedule`` entry is checked
 against what the scheduler issues again (same seed, same events, same order: same pairings). The
 rule the run follows and the replay repeats: after a batch's games are all played, its results
-are applied (pairing order), then the membership events logged since the last ``schedule``
-(log order), then the next batch is scheduled. So a league can be stopped in any way (Ctrl-C,
-kill -9, a lost machine) and resumed with nothing lost or played twice: the games of the last
-batch that are missing are played first.
+are applied (pairing order; a version whose first pairings leave it broken retires there and then,
+:mod:`arena.tournament.league_health`), then the membership events logged since the last
+``schedule`` (log order), then the next batch is scheduled. So a league can be stopped in any
+way (Ctrl-C, kill -9, a lost machine) and resumed with nothing lost or played twice: the games of
+the last batch that are missing are played first.
 
 **Snapshots.** Replaying costs what scheduling cost (a few ms a pairing at 1,000 bots), and every
 command opens the league, so the run also keeps a snapshot of the league (``snapshot`` table: the
@@ -34,21 +37,17 @@ that saw no other seating (``restart="task"``).
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
 from arena.play.match import Planned, by_leg
-from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec
 from arena.stats.league import (
-    MIN_SHARE,
-    TARGET_ELO,
     Join,
     League,
     LeagueError,
@@ -58,113 +57,26 @@ from arena.stats.league import (
     Retire,
     Standing,
 )
-from arena.tournament import cluster
+from arena.tournament import cluster, compare
 from arena.tournament.config import Config, Task, bot_digest, seatings
+from arena.tournament.league_health import Broken, Health, count_forfeits
+from arena.tournament.league_settings import (
+    BATCH,
+    BROKEN_AFTER,
+    KIND,
+    LeagueDatabaseError,
+    Settings,
+)
 from arena.tournament.runner import Committer, Job, Venue, play, probe
-from arena.tournament.store import GameRow, Store, StoreError
+from arena.tournament.store import GameRow, Store
 from engine.deck import SplitMix64
 from engine.formats import TWO_PLAYER
-from engine.rules import Rules
 
-KIND: Final = "league"
-BATCH: Final = 8
-"""Pairings a batch by default: the scheduler decides this many at a time (fixed at creation, so
-that a league replays the same whatever the concurrency of each run)."""
 SNAPSHOT_EVERY: Final = 256
 """Pairings between two snapshots of the league: :func:`load` replays the batches of at most
 this many pairings, and one batch more."""
 _VERSION = re.compile(r"^(?P<name>.+)@(?P<count>[1-9][0-9]*)$")
 _GOLDEN: Final = 0x9E3779B97F4A7C15
-
-
-class LeagueDatabaseError(StoreError):
-    """A league database that cannot be used as asked: not a league, a history that does not
-    replay, a bot unknown or already there, a program changed without an update."""
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What is fixed when a league is created: everything but its bots."""
-
-    seed: int
-    rules: Rules = Rules()
-    clock: Clock = Clock()
-    target: float = TARGET_ELO
-    share: float = MIN_SHARE
-    batch: int = BATCH
-    in_process: bool = True
-    memory_mb: int | None = None
-    cpu_seconds: int | None = None
-    pids: int | None = None
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.seed < 2**64:
-            raise LeagueDatabaseError(f"bad seed {self.seed}: an integer from 0 to 2**64 - 1")
-        if not (math.isfinite(self.target) and self.target > 0):
-            raise LeagueDatabaseError(
-                f"--target must be a positive number of Elo, not {self.target}"
-            )
-        if not 0 < self.share <= 1:
-            raise LeagueDatabaseError(
-                f"--share must be more than 0 and at most 1, not {self.share}"
-            )
-        if self.batch < 1:
-            raise LeagueDatabaseError(f"--batch must be at least 1, not {self.batch}")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": KIND,
-            "seed": str(self.seed),
-            "rules": self.rules.to_dict(),
-            "clock": dataclasses.asdict(self.clock),
-            "target": self.target,
-            "share": self.share,
-            "batch": self.batch,
-            "in_process": self.in_process,
-            "memory_mb": self.memory_mb,
-            "cpu_seconds": self.cpu_seconds,
-            "pids": self.pids,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any], where: str) -> Settings:
-        try:
-            return cls(
-                seed=int(data["seed"]),
-                rules=Rules.from_dict(data["rules"]),
-                clock=Clock(**data["clock"]),
-                target=float(data["target"]),
-                share=float(data["share"]),
-                batch=int(data["batch"]),
-                in_process=bool(data["in_process"]),
-                memory_mb=data["memory_mb"],
-                cpu_seconds=data["cpu_seconds"],
-                pids=data["pids"],
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            raise LeagueDatabaseError(
-                f"the league settings stored in {where} are not valid ({error!r}): the file was "
-                "changed by hand; create a new league with another --db"
-            ) from None
-
-    def pair_config(self, a: BotSpec, b: BotSpec) -> Config:
-        """The configuration of one pairing's games: the two versions, this league's rules and
-        limits, whole mirrored deals, bots started afresh for each seating."""
-        return Config(
-            bots=(a, b),
-            kind="round-robin",
-            games_per_pair=2,
-            mirror=True,
-            seed=self.seed,
-            rules=self.rules,
-            clock=self.clock,
-            in_process=self.in_process,
-            memory_mb=self.memory_mb,
-            cpu_seconds=self.cpu_seconds,
-            pids=self.pids,
-            mode=TWO_PLAYER,
-            restart="task",
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,7 +144,11 @@ def game_ids(pairing: int) -> tuple[int, int]:
 class State:
     """A league as its database holds it: the settings, every version's program, the
     :class:`League` replayed to the end of the log, the pairings issued whose results are not
-    applied yet, and the membership events logged since the last batch (not applied yet)."""
+    applied yet, and the membership events logged since the last batch (not applied yet); the
+    versions' first pairings and the broken ones (``health``); the versions an update entered
+    beside the older one (``--keep``: ``kept``) or in its place (``replaced``); the compares with
+    the pairings scheduled for them; and, for the standings (:func:`view`), every version's
+    forfeits by reason and the games played."""
 
     settings: Settings
     specs: dict[str, BotSpec]
@@ -242,6 +158,13 @@ class State:
     waiting: list[Join | Replace | Retire]
     last_seq: int
     batches: int
+    health: Health = field(default_factory=lambda: Health(0))
+    kept: set[str] = field(default_factory=set)
+    replaced: dict[str, str] = field(default_factory=dict)
+    """The version each update replaced (``replace`` in the log), by the new version."""
+    forfeits: dict[str, dict[str, int]] = field(default_factory=dict)
+    games: int = 0
+    compares: compare.Compares = field(default_factory=compare.Compares)
 
     def current(self, name: str) -> str | None:
         """The newest version of bot ``name`` (active or not), or None."""
@@ -284,6 +207,7 @@ def load(store: Store, *, snapshot: bool = True) -> State:
     waiting: list[Join | Replace | Retire] = []
     results = _results_by_pairing(store)
     state = State(settings, specs, digests, league, unapplied, waiting, 0, 0)
+    state.health = Health(settings.broken_after)
     for seq, kind, data in store.log():
         state.last_seq = seq
         try:
@@ -291,22 +215,26 @@ def load(store: Store, *, snapshot: bool = True) -> State:
                 if not saved.fits(kind, data):
                     return load(store, snapshot=False)
                 state.league, state.unapplied = saved.league, saved.unapplied
-                state.batches, state.waiting = saved.batches, []
+                state.batches, state.waiting, state.health = saved.batches, [], saved.health
+                state.compares.replayed(data)
             elif kind != "schedule":
                 _member(state, kind, data, bots)
             elif saved is not None and seq < saved.seq:
-                pass  # a batch the snapshot holds
+                state.compares.replayed(data)  # a batch the snapshot holds
             else:
-                _apply(state.league, state.unapplied, results, done)
+                _apply(state, results, done)
                 _admit(state)
-                issued = state.league.next_pairings(int(data["count"]))
+                count = int(data["count"])
+                reserved = state.compares.reserve(state.league, results, done, count)
+                issued = state.league.next_pairings(count, reserved.pairs)
                 stored = [Pairing(int(i), a, b) for i, a, b in data["pairings"]]
-                if issued != stored:
+                if issued != stored or reserved != compare.reservation_of(data, state.compares):
                     raise LeagueDatabaseError(
                         f"the history in {where} does not replay: batch {state.batches + 1} was "
                         f"{_listed(stored)} and the scheduler now issues {_listed(issued)}; the "
                         "file was changed by hand or by another version of gin-arena"
                     )
+                state.compares.took(reserved, issued)
                 state.unapplied.extend(issued)
                 state.batches += 1
         except (KeyError, TypeError, ValueError, IndexError) as error:
@@ -329,6 +257,7 @@ class _Saved:
     league: League
     unapplied: list[Pairing]
     batches: int
+    health: Health
 
     def fits(self, kind: str, data: Mapping[str, Any]) -> bool:
         """Whether the entry at ``seq`` is the batch the snapshot was taken after."""
@@ -354,7 +283,11 @@ def _restore(store: Store, settings: Settings) -> _Saved | None:
             data["league"], seed=settings.seed, target=settings.target, share=settings.share
         )
         unapplied = [Pairing(int(i), str(a), str(b)) for i, a, b in data["unapplied"]]
-        return _Saved(seq, league, unapplied, int(data["batches"]))
+        after = settings.broken_after
+        # A snapshot from before broken versions, of a league that has none: nothing to restore.
+        empty: dict[str, Any] = {"after": 0, "broken": [], "tally": [], "judged": []}
+        health = Health.from_json(data["health"] if "health" in data or after else empty, after)
+        return _Saved(seq, league, unapplied, int(data["batches"]), health)
     except (LeagueError, KeyError, TypeError, ValueError):
         return None
 
@@ -364,6 +297,7 @@ def _snapshot(state: State) -> dict[str, Any]:
         "league": state.league.snapshot(),
         "unapplied": [[p.index, p.a, p.b] for p in state.unapplied],
         "batches": state.batches,
+        "health": state.health.to_json(),
     }
 
 
@@ -376,17 +310,31 @@ def _member(state: State, kind: str, data: Mapping[str, Any], bots: Mapping[str,
         event: Join | Replace | Retire = (
             Join(data["bot"], spec.name) if kind == "join" else Replace(data["old"], spec.name)
         )
+        if data.get("keep"):
+            state.kept.add(spec.name)
+        if kind == "replace":
+            state.replaced[spec.name] = data["old"]
     elif kind == "retire":
         event = Retire(data["version"])
+    elif kind == compare.KIND:
+        state.compares.add(data)  # it reserves pairings from the next batch on
+        return
     else:
         raise KeyError(kind)
     state.waiting.append(event)
 
 
 def _admit(state: State) -> None:
-    """Apply the membership events waiting, in log order."""
+    """Apply the membership events waiting, in log order. A version found broken meanwhile is
+    out already: retiring it changes nothing, and updating it enters the new version as a
+    newcomer (its predecessor's rating is no placement)."""
+    league = state.league
     for event in state.waiting:
-        state.league.apply(event)
+        if isinstance(event, Retire) and event.version not in league.active:
+            continue
+        if isinstance(event, Replace) and event.old not in league.active:
+            event = Join(league.bot(event.old), event.new)
+        league.apply(event)
     state.waiting = []
 
 
@@ -394,8 +342,12 @@ def view(store: Store) -> State:
     """The league as it stands now, for its standings: the history replayed, then the results
     of the games played since the last batch and the membership events waiting applied."""
     state = load(store)
-    _apply(state.league, state.unapplied, _results_by_pairing(store), store.done())
+    rows, done = _results_by_pairing(store), store.done()
+    _apply(state, rows, done)
     _admit(state)
+    state.forfeits = count_forfeits(row for games in rows.values() for row in games)
+    state.games = sum(map(len, rows.values()))
+    state.compares.record(rows, done)
     return state
 
 
@@ -410,15 +362,13 @@ def _results_by_pairing(store: Store) -> dict[int, list[GameRow]]:
     return by
 
 
-def _apply(
-    league: League,
-    unapplied: list[Pairing],
-    results: Mapping[int, list[GameRow]],
-    done: set[int],
-) -> None:
-    """Apply the results of the pairings in ``unapplied`` whose games are all played, in order;
-    keep the others."""
+def _apply(state: State, results: Mapping[int, list[GameRow]], done: set[int]) -> list[Broken]:
+    """Apply the results of the pairings of ``state.unapplied`` whose games are all played, in
+    order; keep the others. A version a pairing leaves broken (:class:`Health`) is retired at
+    once, before the next pairing's result: return those, in order."""
+    league, unapplied = state.league, state.unapplied
     keep = []
+    broken = []
     for pairing in unapplied:
         if not all(g in done for g in game_ids(pairing.index)):
             keep.append(pairing)
@@ -436,7 +386,12 @@ def _apply(
                 pairing=pairing.index,
             )
         )
+        for found in state.health.take(pairing, rows):
+            if found.version in league.active:
+                league.apply(Retire(found.version))
+            broken.append(found)
     unapplied[:] = keep
+    return broken
 
 
 # ---------------------------------------------------------------------------------------------
@@ -476,7 +431,7 @@ def update(
     """Enter a new version of bot ``name``: ``spec``'s program, or its current program read
     again (a file it names changed). The program's digest decides: the same as the current
     version's is no new version (None). The older version retires unless ``keep``."""
-    state = load(store)
+    state = view(store)  # the last games applied: a version they leave broken is out already
     old = state.current(name)
     if old is None:
         raise LeagueDatabaseError(
@@ -488,7 +443,8 @@ def update(
     if bot_digest(new_spec) == state.digests[old]:
         return None
     if keep or not state.is_active(old):
-        _enter(store, state, new_spec, venue, kind="join", data={"bot": name})
+        data: dict[str, Any] = {"bot": name, **({"keep": True} if keep else {})}
+        _enter(store, state, new_spec, venue, kind="join", data=data)
     else:
         _enter(store, state, new_spec, venue, kind="replace", data={"old": old})
     return new_spec.name
@@ -497,7 +453,7 @@ def update(
 def retire(store: Store, name: str) -> list[str]:
     """Stop scheduling bot ``name`` (every active version of it) or the one version named;
     return the versions retired."""
-    state = load(store)
+    state = view(store)  # the last games applied: a version they leave broken is out already
     if _VERSION.match(name) and name in state.specs:
         versions = [name]
     else:
@@ -505,6 +461,10 @@ def retire(store: Store, name: str) -> list[str]:
         if not versions:
             raise LeagueDatabaseError(f"the league has no bot or version {name!r}")
     active = [v for v in versions if state.is_active(v)]
+    if not active and versions[-1] in state.health.broken:
+        raise LeagueDatabaseError(
+            f"{versions[-1]} is broken: it is left out of scheduling already, its games kept"
+        )
     if not active:
         raise LeagueDatabaseError(f"{name!r} is retired already")
     for version in active:
@@ -556,6 +516,7 @@ def run(
     pairings: int | None = None,
     on_game: Callable[[GameRow], None] | None = None,
     on_batch: Callable[[State], None] | None = None,
+    on_broken: Callable[[Broken], None] | None = None,
     workdir: Path | None = None,
     ray: ModuleType | None = None,
 ) -> Progress:
@@ -564,7 +525,8 @@ def run(
     play, or ``pairings`` more pairings have been scheduled. Every game is committed as it
     finishes; a KeyboardInterrupt propagates with nothing lost. The games are played in
     ``concurrency`` local workers, or on the Ray cluster ``ray`` (connected:
-    :func:`arena.tournament.cluster.connect`).
+    :func:`arena.tournament.cluster.connect`). ``on_broken`` hears of each version found broken
+    (:mod:`arena.tournament.league_health`), once its results are applied.
 
     Between batches, in one transaction (so that no ``add`` slips in between), the run applies
     what was logged since its last batch and logs the next: the order the replay repeats."""
@@ -579,7 +541,10 @@ def run(
             cluster.play(ray, jobs, commit, venue=venue)
         elif jobs:
             play(jobs, commit, concurrency, workdir=workdir, venue=venue)
-        _apply(state.league, state.unapplied, _results_by_pairing(store), store.done())
+        results, done = _results_by_pairing(store), store.done()
+        for found in _apply(state, results, done):
+            if on_broken is not None and jobs:  # (without: the last run applied and told it)
+                on_broken(found)
         with store.immediate():
             fresh = store.log(after=state.last_seq)
             if any(kind in {"join", "replace"} for _, kind, _ in fresh):
@@ -593,19 +558,20 @@ def run(
                 _member(state, kind, data, bots)
             _admit(state)
             check_programs(state)
+            count = state.settings.batch
+            reserved = state.compares.reserve(state.league, results, done, count)
             if on_batch is not None:
                 on_batch(state)
-            stopped = _stop(state, scheduled, pairings)
+            stopped = _stop(state, scheduled, pairings, comparing=bool(reserved.counts))
             if stopped:
                 return Progress(commit.played, scheduled, stopped)
-            count = state.settings.batch
             before = state.league.issued
-            issued = state.league.next_pairings(count)
+            issued = state.league.next_pairings(count, reserved.pairs)
             if not issued:
                 return Progress(commit.played, scheduled, "the scheduler has nothing to play")
-            state.last_seq = store.add_log(
-                "schedule", {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
-            )
+            entry = {"count": count, "pairings": [[p.index, p.a, p.b] for p in issued]}
+            state.last_seq = store.add_log("schedule", {**entry, **reserved.entry()})
+            state.compares.took(reserved, issued)
             state.unapplied.extend(issued)
             state.batches += 1
             if state.league.issued // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
@@ -613,15 +579,32 @@ def run(
         scheduled += len(issued)
 
 
-def _stop(state: State, scheduled: int, pairings: int | None) -> str:
-    """Why the run stops before the next batch, or ``""``."""
-    if len(state.league.active) < 2:
-        return "the league has fewer than two active bots"
-    if not state.league.unsettled():
+def _stop(state: State, scheduled: int, pairings: int | None, *, comparing: bool) -> str:
+    """Why the run stops before the next batch, or ``""`` (a compare running keeps it going)."""
+    active = state.league.active
+    if len(active) < 2:
+        broken = [v for v in state.health.broken if state.current(v.rpartition("@")[0]) == v]
+        if not broken:
+            return "the league has fewer than two active bots"
+        left = f"every active bot but {active[0]}" if active else "every bot"
+        return (
+            f"{left} is broken ({', '.join(broken)}): gin-arena league update NAME enters a "
+            "new version"
+        )
+    if not (comparing or state.league.unsettled()):
         return f"every active bot is settled (95% interval within {state.settings.target:g} Elo)"
     if pairings is not None and scheduled >= pairings:
-        return f"{pairings} pairings played, as --pairings asked"
+        return played(scheduled, pairings, state.settings.batch)
     return ""
+
+
+def played(scheduled: int, pairings: int, batch: int) -> str:
+    """What a run stopped by ``--pairings`` says it played: ``8 pairings: --pairings 4, rounded
+    up to a whole batch of 8``."""
+    if scheduled == pairings:
+        return f"{pairings} pairings played, as --pairings asked"
+    whole = "a whole batch" if scheduled <= batch else "whole batches"
+    return f"{scheduled} pairings: --pairings {pairings}, rounded up to {whole} of {batch}"
 
 
 def _jobs(store: Store, state: State) -> list[Job]:
@@ -662,7 +645,9 @@ def history(store: Store) -> Iterator[tuple[int, str, dict[str, Any]]]:
 
 __all__ = [
     "BATCH",
+    "BROKEN_AFTER",
     "KIND",
+    "Broken",
     "LeagueDatabaseError",
     "Progress",
     "Settings",
@@ -675,6 +660,7 @@ __all__ = [
     "is_league",
     "load",
     "open_league",
+    "played",
     "retire",
     "run",
     "standings",

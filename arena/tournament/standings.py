@@ -119,7 +119,7 @@ def standings(
     return Standings(fit(names, results, anchor), failures, len(games), str(mode), played, drawn)
 
 
-_FAILURE_COLUMNS = (
+FAILURE_COLUMNS = (
     ("timeout", "t/o"),
     ("crash", "crash"),
     ("illegal", "illegal"),
@@ -128,7 +128,12 @@ _FAILURE_COLUMNS = (
     ("startup", "startup"),
 )
 """The failure reasons the table counts, with their headers (``t/o``: the games forfeited on time,
-a count, never a time)."""
+a count, never a time); a league's standings count them the same."""
+
+
+def forfeits_note(titles: Sequence[str]) -> str:
+    """The note under a table that shows the failure columns headed ``titles``."""
+    return f"{', '.join(titles)}: games forfeited for that reason (t/o: on time)"
 
 
 def render_csv(table: Standings) -> str:
@@ -147,7 +152,7 @@ def render_csv(table: Standings) -> str:
             "draws",
             "score",
             "los_next",
-            *(reason for reason, _ in _FAILURE_COLUMNS),
+            *(reason for reason, _ in FAILURE_COLUMNS),
             "played",
         ]
     )
@@ -165,7 +170,7 @@ def render_csv(table: Standings) -> str:
                 r.draws,
                 f"{r.score:.4f}",
                 "" if r.los_next is None else f"{r.los_next:.4f}",
-                *(table.failures[r.name].get(reason, 0) for reason, _ in _FAILURE_COLUMNS),
+                *(table.failures[r.name].get(reason, 0) for reason, _ in FAILURE_COLUMNS),
                 table.played_by(r.name, r.games),
             ]
         )
@@ -311,7 +316,7 @@ def render_table(table: Standings, width: int | None = None) -> str:
     failures = [table.failures[r.name] for r in ratings]
     shown = [
         (reason, title)
-        for reason, title in _FAILURE_COLUMNS
+        for reason, title in FAILURE_COLUMNS
         if any(f.get(reason, 0) for f in failures)
     ]
 
@@ -356,7 +361,7 @@ def render_table(table: Standings, width: int | None = None) -> str:
         notes = [_CAPTIONS[table.mode]] if table.mode in _CAPTIONS else []
         titles = [title for reason, title in shown if reason in keys]
         if titles:
-            notes.append(f"{', '.join(titles)}: games forfeited for that reason (t/o: on time)")
+            notes.append(forfeits_note(titles))
         elif "forfeits" in keys:
             notes.append("forfeits: games forfeited, for any reason")
         return "; ".join(notes) or None

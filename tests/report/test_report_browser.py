@@ -606,7 +606,8 @@ def test_a_crashing_bot_in_the_failures_and_its_replay(
     expect(page.locator("select#replay-game")).to_have_value(first)
     step_through(page, game)
     expect(page.locator("#replay-result .game-over")).to_contain_text(
-        "crash forfeited (crash): exited with code 3; strong wins."
+        "crash forfeited (crash): exited with code 3; its last words on stderr: 'crash: exiting "
+        "mid-hand'; strong wins."
     )
     opened.assert_clean()
 

@@ -166,6 +166,9 @@ def test_the_page_follows_a_league_run_live(
         "no games yet"
     )
     expect(page.get_by_test_id("forfeits")).to_contain_text("crash")
+    crashy = page.locator('#standings-body tr[data-bot="crashy@1"]')
+    expect(crashy).to_contain_text("broken")  # all the games of its first pairings forfeited
+    expect(crashy).to_contain_text("crash: exiting mid-hand")  # and its last words
     expect(page.locator("#recent-body tr").first).to_have_attribute("data-game", "32")
     assert page.locator("#certainty li").count() >= 2
     page.get_by_test_id("facts").locator("summary").click()

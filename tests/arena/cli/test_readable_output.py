@@ -17,9 +17,9 @@ from support import gin_arena
 
 from arena.cli import match as match_cmd
 from arena.cli.main import main
-from arena.cli.sprt import CLAMP_ELO, elo_text, elo_words, pair_words
+from arena.cli.sprt import pair_words
 from arena.stats.ratings import Fit, Rating
-from arena.stats.sprt import Pentanomial, elo_estimate
+from arena.stats.sprt import CLAMP_ELO, Pentanomial, elo_estimate, elo_text, elo_words
 from arena.tournament.standings import (
     NARROWING,
     Standings,

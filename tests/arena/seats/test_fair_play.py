@@ -467,3 +467,5 @@ def test_the_output_names_every_forfeit_by_reason(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "forfeits: crasher lost 2 games by crashing [crash], first game 1: " in done.stdout
+    # its last words, in the tournament's output as in the game's row
+    assert "exited with code 3; its last words on stderr: 'crash: exiting mid-hand'" in done.stdout

@@ -151,8 +151,12 @@ def test_wrong_id_names_the_id_it_sent(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("size", "message"),
     [
-        ("long", r"^not valid JSON \(.*\): 'x{200}\.\.\.'$"),
-        ("huge", r"^line of \d+ bytes is over the limit of 65536: 'x{200}(\.\.\.)?'$"),
+        ("long", r"^not valid JSON \(.*\): 'x{200}\.\.\.'; it wrote nothing on its stderr$"),
+        (
+            "huge",
+            r"^line of \d+ bytes is over the limit of 65536: 'x{200}(\.\.\.)?'; it wrote nothing "
+            r"on its stderr$",
+        ),
     ],
 )
 def test_a_malformed_line_is_quoted_truncated(size: str, message: str, tmp_path: Path) -> None:

@@ -186,17 +186,11 @@ def test_a_league_database_is_not_a_tournament_s_and_bad_input_says_so(tmp_path:
     assert done.returncode == 2 and "not a league's" in done.stderr
 
 
-def test_a_run_killed_mid_batch_resumes_with_nothing_lost_or_played_twice(tmp_path: Path) -> None:
-    db = made(tmp_path, ("random", "random"), ("greedy", "greedy"), ("strong", "strong"))
+def killed_mid_pairing(tmp_path: Path, db: Path, *args: str, after: int = 1) -> None:
+    """``league run --db DB ARGS`` killed with SIGKILL once ``after`` games or more are in, at
+    an odd count: between the two games of a pairing."""
     runner = start_gin_arena(
-        "league",
-        "run",
-        "--db",
-        str(db),
-        "--pairings",
-        "40",
-        "--sandbox",
-        "none",
+        *("league", "run", "--db", str(db), *args, "--sandbox", "none"),
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -206,12 +200,18 @@ def test_a_run_killed_mid_batch_resumes_with_nothing_lost_or_played_twice(tmp_pa
         while time.monotonic() < deadline and runner.poll() is None:
             with sqlite3.connect(db) as connection:
                 (games,) = connection.execute("SELECT COUNT(*) FROM games").fetchone()
-            if games >= 3 and games % 2 == 1:  # mid-pairing, mid-batch
+            if games >= after and games % 2 == 1:
                 break
-            time.sleep(0.05)
+            time.sleep(0.01)
         runner.send_signal(signal.SIGKILL)
     finally:
         runner.wait(timeout=LONG)
+    assert runner.returncode == -signal.SIGKILL, "killed mid-run"
+
+
+def test_a_run_killed_mid_batch_resumes_with_nothing_lost_or_played_twice(tmp_path: Path) -> None:
+    db = made(tmp_path, ("random", "random"), ("greedy", "greedy"), ("strong", "strong"))
+    killed_mid_pairing(tmp_path, db, "--pairings", "40", after=3)  # mid-pairing, mid-batch
     done = league(tmp_path, "run", "--db", str(db), "--pairings", "2", "--sandbox", "none")
     assert done.returncode == 0, done.stderr
     store = Store.open(db, readonly=True)

@@ -113,9 +113,9 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]:
     calls = [0]
     issue = League.next_pairings
 
-    def counted(self: League, k: int) -> Any:
+    def counted(self: League, k: int, *reserved: Any) -> Any:
         calls[0] += 1
-        return issue(self, k)
+        return issue(self, k, *reserved)
 
     monkeypatch.setattr(League, "next_pairings", counted)
     return lambda: calls[0]
