@@ -16,10 +16,12 @@ the shortest to the longest; ``bound(seconds)`` gives any other. ``GIN_TEST_TIME
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +113,25 @@ def start_gin_arena(
         env=cli_env() if env is None else dict(env),
         **popen,
     )
+
+
+@contextlib.contextmanager
+def read_only_mount(folder: Path) -> Iterator[Path]:
+    """``folder`` bind-mounted read-only on itself while the block runs, then unmounted: a
+    read-only file system for real. Skips the test (with the reason) unless this is root on a
+    system that allows the mount."""
+    import pytest
+
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a read-only mount needs root and mount(8)")
+    bind = subprocess.run(["mount", "--bind", folder, folder], check=False, capture_output=True)
+    if bind.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {bind.stderr.decode().strip()}")
+    try:
+        remount = ["mount", "-o", "remount,ro,bind", folder]
+        done = subprocess.run(remount, check=False, capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot remount read-only here: {done.stderr.decode().strip()}")
+        yield folder
+    finally:
+        subprocess.run(["umount", folder], check=True)

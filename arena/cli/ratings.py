@@ -40,8 +40,9 @@ Every format is rated: a partnership game is a game between the two teams (a tea
 the sum of its bots' ratings), a three-player game one result against each of the other two
 players (games, wins and losses count those results; played counts the games a bot sat in).
 
-The database is opened read-only: this works while a tournament is playing into it, and on a
-database of an older version of gin-arena.
+The database is opened read-only: this works while a tournament is playing into it, on a
+database in a read-only folder or on a read-only mount (nothing is written or created beside it),
+and on a database of an older version of gin-arena.
 """
 )
 

@@ -35,7 +35,8 @@ face up (arrow keys, Home/End, n/p for hands) to its score.
 
 The plots need matplotlib (pip install 'gin-rummy-arena[report]'); without it the page has every
 table and says what is missing. --json writes the data behind the page instead. The database is
-opened read-only: a report can be made while a tournament is playing into it.
+opened read-only: a report can be made while a tournament is playing into it, and of a database
+in a read-only folder or on a read-only mount (nothing is written or created beside it).
 
 A long report (a league of thousands of games takes some seconds a thousand) shows how it goes on
 standard error: a bar on a terminal; otherwise a line as each part starts (reading the games,

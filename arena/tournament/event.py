@@ -31,7 +31,7 @@ from arena.tournament.config import (
 )
 from arena.tournament.runner import Venue, probe
 from arena.tournament.runner import run as play_games
-from arena.tournament.store import GameRow, Store, StoreError
+from arena.tournament.store import GameRow, Store, StoreError, check_creatable
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +120,7 @@ def new(
     default_db: str,
 ) -> Opening:
     """A new event of ``bots``: its configuration and its database's path, which must not
-    exist (``default_db`` when none is given)."""
+    exist (``default_db`` when none is given) and must be in a folder this process can write."""
     config = new_config(bots, **given)
     path = db or Path(default_db)
     if path.exists():
@@ -128,6 +128,7 @@ def new(
             f"{str(path)!r} already exists: {kind.resume_word} it with --resume, or choose "
             "another --db"
         )
+    check_creatable(path)  # before any bot is started for it
     return Opening(config, path)
 
 

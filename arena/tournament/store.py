@@ -8,6 +8,13 @@ in partnership) and ``side`` (the winning side, NULL when drawn). ``winner`` is 
 name, or in partnership the winning team's two names joined by `` & `` (player ``side`` first).
 A format-1 database (two-player games only, from before the formats) is migrated when it is opened
 for writing, in one transaction; opened read-only, it is read as it is.
+
+Opened read-only (:meth:`Store.open` with ``readonly``), a database is never written and nothing
+is created beside it: each read is a connection of its own, chosen by
+:func:`arena.tournament.access.read_uri` (SQLite's ``mode=ro`` beside a writer, ``immutable=1``
+when none is connected), so it works in a read-only folder, on a read-only mount and beside a
+running tournament. A database this process cannot write, or a folder it cannot create one in,
+is refused in one line that says so before anything starts (:mod:`arena.tournament.access`).
 """
 
 from __future__ import annotations
@@ -25,71 +32,30 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.tournament import access
+from arena.tournament.schema import (
+    FORMAT,
+    LOG_TABLE,
+    READS,
+    SCHEMA,
+    SNAPSHOT_TABLE,
+    checked_formats,
+    migrate,
+)
 from engine.formats import format_named
 
 APPLICATION = "gin-rummy-arena"
-FORMAT = 2
-"""The database format this version writes."""
-READS = ("1", "2")
-"""The database formats this version reads (format 1 is migrated when opened for writing)."""
 TEAM_JOIN = " & "
 """Joins the names of a winning partnership in the ``winner`` column."""
-
-_NEW_COLUMNS = (
-    ("mode", "TEXT NOT NULL DEFAULT 'two-player'"),
-    ("seats", "TEXT NOT NULL DEFAULT '[]'"),
-    ("scores", "TEXT NOT NULL DEFAULT '[]'"),
-    ("side", "INTEGER"),
-)
-"""The columns format 2 added to ``games`` (the migration adds them in this order)."""
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE bots (
-    name TEXT PRIMARY KEY,
-    command TEXT NOT NULL,
-    version TEXT NOT NULL,
-    digest TEXT NOT NULL
-);
-CREATE TABLE games (
-    id INTEGER PRIMARY KEY,
-    seat0 TEXT NOT NULL,
-    seat1 TEXT NOT NULL,
-    seed TEXT NOT NULL,
-    winner TEXT,
-    reason TEXT NOT NULL,
-    failed TEXT,
-    message TEXT,
-    rule TEXT,
-    score0 INTEGER NOT NULL,
-    score1 INTEGER NOT NULL,
-    hands INTEGER NOT NULL,
-    seconds REAL NOT NULL,
-    finished_at TEXT NOT NULL,
-    record TEXT NOT NULL,
-    mode TEXT NOT NULL DEFAULT 'two-player',
-    seats TEXT NOT NULL DEFAULT '[]',
-    scores TEXT NOT NULL DEFAULT '[]',
-    side INTEGER
-);
-"""
-
-
-_LOG_TABLE = """CREATE TABLE IF NOT EXISTS log (
-    seq INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    data TEXT NOT NULL,
-    at TEXT NOT NULL
-)"""
-_SNAPSHOT_TABLE = """CREATE TABLE IF NOT EXISTS snapshot (
-    seq INTEGER PRIMARY KEY,
-    data BLOB NOT NULL
-)"""
+READ_TRIES = 5
+"""How many times a read-only query is asked when the file moves under it (a writer arriving)."""
+_READONLY, _FULL, _CANTOPEN = 8, 13, 14
+"""SQLite's primary result codes for a write refused, a disk full and a file it cannot open."""
 
 
 class StoreError(ArenaError, ValueError):
-    """A database that cannot be used: unreadable, foreign, damaged, in use by another run, or
-    for another configuration."""
+    """A database that cannot be used: unreadable, read-only, foreign, damaged, in use by another
+    run, or for another configuration."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,15 +129,96 @@ class Store:
     def __init__(
         self,
         path: Path,
-        connection: sqlite3.Connection,
+        connection: sqlite3.Connection | None,
         lock: int | None = None,
         legacy: bool = False,
     ) -> None:
         self.path = path
         self._db = connection
+        """The connection that writes, or None: opened read-only, each read opens its own."""
         self._lock = lock
         self._legacy = legacy
         """A format-1 database opened read-only: its games have only the two-player columns."""
+
+    @property
+    def readonly(self) -> bool:
+        """Whether this store was opened read-only (it writes nothing, creates nothing)."""
+        return self._db is None
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
+        """The rows of one query: on the store's connection when it writes; opened read-only, on
+        a connection of its own that :func:`access.read_uri` chose, asked again when the file
+        moved while it was read ``immutable=1`` (a writer arrived: the next try sees its log)."""
+        if self._db is not None:
+            return self._db.execute(sql, params).fetchall()
+        for _ in range(READ_TRIES):
+            try:
+                uri, seen = access.read_uri(self.path)
+                db = sqlite3.connect(uri, uri=True, isolation_level=None)
+            except OSError as error:
+                raise StoreError(f"cannot read {str(self.path)!r}: {error.strerror}") from None
+            except sqlite3.Error as error:
+                raise self._unopened(error) from None
+            try:
+                rows = db.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as error:
+                if seen is None or not self._moved(seen):
+                    if error.sqlite_errorcode & 0xFF == _CANTOPEN:
+                        raise self._unopened(error) from None
+                    raise
+                continue
+            finally:
+                db.close()
+            if seen is None or not self._moved(seen):
+                return rows
+        raise StoreError(
+            f"{str(self.path)!r} changed every time it was read ({READ_TRIES} tries): a writer "
+            "is copying its log into it; run the command again"
+        )
+
+    def _moved(self, seen: access.Fingerprint) -> bool:
+        try:
+            return access.fingerprint(self.path) != seen
+        except OSError:
+            return True
+
+    def _unopened(self, error: sqlite3.Error) -> StoreError:
+        wal = access.beside(self.path, "-wal")
+        if wal.exists() and not access.beside(self.path, "-shm").exists():
+            return StoreError(
+                f"cannot read {str(self.path)!r} ({error}): its -wal holds transactions that "
+                "SQLite reads only with a -shm beside it, which this user cannot create there; "
+                "open it once where it can be written (any command that writes it), or copy "
+                "the database with its -wal to a folder you can write"
+            )
+        return StoreError(f"cannot read {str(self.path)!r} ({error})")
+
+    @contextlib.contextmanager
+    def _writing(self, *, callers: bool = False) -> Iterator[sqlite3.Connection]:
+        """The connection to write on; a write that SQLite refuses is a :class:`StoreError` that
+        says why (read-only, the disk full, or else damaged), but with ``callers`` a constraint
+        that fails is the caller's mistake (a game stored twice), raised as it is."""
+        if self._db is None:
+            raise StoreError(f"{str(self.path)!r} was opened read-only: it is not written")
+        try:
+            yield self._db
+        except sqlite3.IntegrityError as mistake:
+            if callers:
+                raise
+            raise self._damaged(mistake) from None
+        except sqlite3.Error as error:
+            code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+            if code == _READONLY:
+                why = access.unwritable(self.path) or "SQLite may not write it"
+                raise read_only(self.path, f"{why}; {error}") from None
+            if code == _FULL:
+                raise StoreError(
+                    f"cannot write {str(self.path)!r}: the disk is full ({error}); what was "
+                    "saved before is kept: free some space and run the command again"
+                ) from None
+            if isinstance(error, sqlite3.DatabaseError):
+                raise self._damaged(error) from None
+            raise
 
     def _damaged(self, error: sqlite3.Error) -> StoreError:
         return StoreError(
@@ -194,6 +241,7 @@ class Store:
             raise StoreError(
                 f"{str(path)!r} already exists: resume it with --resume, or choose another --db"
             )
+        check_creatable(path)
         _sweep(path)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
         try:
@@ -211,7 +259,7 @@ class Store:
             raise StoreError(f"cannot create database {str(path)!r}: {error}") from None
         finally:
             for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(OSError):
                     leftover.unlink()
         return cls.open(path, lock=True)
 
@@ -223,7 +271,7 @@ class Store:
     ) -> None:
         with db:
             db.execute("BEGIN")
-            for statement in _SCHEMA.split(";"):
+            for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
             now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -246,10 +294,21 @@ class Store:
 
         ``lock``: this process will play games into it; another process that holds the lock
         (a tournament running on it) makes this a :class:`StoreError`, and the lock is held until
-        :meth:`close`. ``readonly``: only read it (``ratings``), which works while a tournament
-        runs on it and on a file this process may not write."""
+        :meth:`close`. Not ``readonly``, a database this process cannot write (the file, or the
+        folder of its ``-wal`` and ``-shm``) is a :class:`StoreError` that says it is read-only.
+
+        ``readonly``: only read it (``ratings``, ``report``, a live page): it is never written,
+        nothing is created beside it (no ``-wal``, ``-shm`` or lock file), and it works while
+        another process writes it, in a read-only folder and on a read-only mount; each read
+        sees what was committed when it started (see :mod:`arena.tournament.access`). Holding
+        no connection between reads, such a store may be used from any thread at once."""
         if not path.is_file():
             raise StoreError(f"no tournament database at {str(path)!r}")
+        why = access.unreadable(path) if readonly else access.unwritable(path)
+        if why is not None and readonly:
+            raise StoreError(f"cannot read {str(path)!r}: {why}")
+        if why is not None:
+            raise read_only(path, why)
         held = _lock(path) if lock else None
         if held is not None:
             _sweep(path)
@@ -262,49 +321,70 @@ class Store:
 
     @classmethod
     def _connect(cls, path: Path, held: int | None, readonly: bool) -> Store:
-        mode = "ro" if readonly else "rw"
+        store = cls(path, None, held)
         try:
-            db = sqlite3.connect(
-                path.absolute().as_uri() + f"?mode={mode}", uri=True, isolation_level=None
-            )
-            rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            if not readonly:
+                store._db = sqlite3.connect(
+                    path.absolute().as_uri() + "?mode=rw", uri=True, isolation_level=None
+                )
+            rows = dict(store._read("SELECT key, value FROM meta"))
         except sqlite3.DatabaseError as error:
+            store._close_connection()
             raise StoreError(
                 f"{str(path)!r} is not a gin-rummy-arena tournament database ({error})"
             ) from None
-        if rows.get("application") != APPLICATION:
-            raise StoreError(f"{str(path)!r} is not a gin-rummy-arena tournament database")
-        if rows.get("format") not in READS:
-            raise StoreError(
-                f"{str(path)!r} has database format {rows.get('format')}; this version reads "
-                f"format {' or '.join(READS)}"
-            )
-        if not readonly:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-        legacy = rows.get("format") != str(FORMAT)
-        store = cls(path, db, held, legacy=legacy and readonly)
+        except BaseException:
+            store._close_connection()
+            raise
         try:
-            for table in ("bots", "games"):
-                db.execute(f"SELECT * FROM {table} LIMIT 0")
-            if legacy and not readonly:
-                _migrate(db)
-        except sqlite3.DatabaseError as error:
-            db.close()
-            raise store._damaged(error) from None
+            store._check(rows, readonly)
+        except BaseException:
+            store._close_connection()
+            raise
         return store
 
+    def _check(self, meta: Mapping[str, str], readonly: bool) -> None:
+        """Check what :meth:`_connect` opened: this application's, a format this version reads,
+        its tables there; opened to write, set WAL mode and migrate an older format."""
+        path = self.path
+        if meta.get("application") != APPLICATION:
+            raise StoreError(f"{str(path)!r} is not a gin-rummy-arena tournament database")
+        if meta.get("format") not in READS:
+            raise StoreError(
+                f"{str(path)!r} has database format {meta.get('format')}; this version reads "
+                f"format {' or '.join(READS)}"
+            )
+        legacy = meta.get("format") != str(FORMAT)
+        self._legacy = legacy and readonly
+        if not readonly:
+            with self._writing() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            for table in ("bots", "games"):
+                self._read(f"SELECT * FROM {table} LIMIT 0")
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
+        if legacy and not readonly:
+            with self._writing() as db:
+                migrate(db)
+
+    def _close_connection(self) -> None:
+        if self._db is not None:
+            self._db.close()
+
     def close(self) -> None:
-        self._db.close()
+        self._close_connection()
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
 
     def config(self) -> dict[str, Any]:
         try:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+            rows = self._read("SELECT value FROM meta WHERE key = 'config'")
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
+        row = rows[0] if rows else None
         if row is None:
             raise StoreError(
                 f"the tournament database {str(self.path)!r} has no configuration: it was "
@@ -324,22 +404,22 @@ class Store:
     def meta(self, key: str) -> str | None:
         """A value kept beside the configuration (an SPRT's parameters), or None."""
         try:
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
-        return None if row is None else str(row[0])
+        return str(rows[0][0]) if rows else None
 
     def set_meta(self, key: str, value: str) -> None:
-        with self._db:
-            self._db.execute(
+        with self._writing() as db, db:
+            db.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                 (key, value),
             )
 
     def set_bot(self, name: str, command: str, version: str, digest: str) -> None:
-        with self._db:
-            self._db.execute(
+        with self._writing() as db, db:
+            db.execute(
                 "INSERT INTO bots (name, command, version, digest) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET command=excluded.command, "
                 "version=excluded.version, digest=excluded.digest",
@@ -348,7 +428,7 @@ class Store:
 
     def bots(self) -> dict[str, tuple[str, str, str]]:
         try:
-            rows = self._db.execute("SELECT name, command, version, digest FROM bots").fetchall()
+            rows = self._read("SELECT name, command, version, digest FROM bots")
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
         return {name: (command, version, digest) for name, command, version, digest in rows}
@@ -357,40 +437,37 @@ class Store:
     def immediate(self) -> Iterator[None]:
         """A write transaction taken at once (``BEGIN IMMEDIATE``): what it reads and writes is
         one step no other writer comes between."""
-        self._db.execute("BEGIN IMMEDIATE")
+        with self._writing() as db:
+            db.execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        with self._writing():
+            db.execute("COMMIT")
 
     def add_log(self, kind: str, data: Mapping[str, Any]) -> int:
         """Append an entry to the database's history (a league's joins, updates, retirements
         and batches: :mod:`arena.tournament.league`); return its sequence number."""
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        try:
-            self._db.execute(_LOG_TABLE)
-            cursor = self._db.execute(
+        with self._writing() as db:
+            db.execute(LOG_TABLE)
+            cursor = db.execute(
                 "INSERT INTO log (kind, data, at) VALUES (?, ?, ?)",
                 (kind, json.dumps(data, sort_keys=True), now),
             )
-        except sqlite3.DatabaseError as error:
-            raise self._damaged(error) from None
         return int(cursor.lastrowid or 0)
 
     def log(self, after: int = 0) -> list[tuple[int, str, dict[str, Any]]]:
         """The history's entries after sequence number ``after``, in order (none in a database
         that has no history)."""
         try:
-            has = self._db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'log'"
-            ).fetchone()
-            if has is None:
+            if not self._has("log"):
                 return []
-            rows = self._db.execute(
+            rows = self._read(
                 "SELECT seq, kind, data FROM log WHERE seq > ? ORDER BY seq", (after,)
-            ).fetchall()
+            )
             return [(int(seq), str(kind), json.loads(data)) for seq, kind, data in rows]
         except (sqlite3.DatabaseError, json.JSONDecodeError) as error:
             raise StoreError(
@@ -403,36 +480,33 @@ class Store:
         :mod:`arena.tournament.league`). Written compressed; inside the caller's transaction
         when there is one."""
         blob = zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
-        try:
-            self._db.execute(_SNAPSHOT_TABLE)
-            self._db.execute("DELETE FROM snapshot")
-            self._db.execute("INSERT INTO snapshot (seq, data) VALUES (?, ?)", (seq, blob))
-        except sqlite3.DatabaseError as error:
-            raise self._damaged(error) from None
+        with self._writing() as db:
+            db.execute(SNAPSHOT_TABLE)
+            db.execute("DELETE FROM snapshot")
+            db.execute("INSERT INTO snapshot (seq, data) VALUES (?, ?)", (seq, blob))
 
     def snapshot(self) -> tuple[int, Any] | None:
         """The last state :meth:`set_snapshot` kept, with its history entry, or None when there
         is none or it cannot be read (a cache: the caller replays the history instead)."""
         try:
-            has = self._db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshot'"
-            ).fetchone()
-            if has is None:
+            if not self._has("snapshot"):
                 return None
-            row = self._db.execute(
-                "SELECT seq, data FROM snapshot ORDER BY seq DESC LIMIT 1"
-            ).fetchone()
-            if row is None:
+            rows = self._read("SELECT seq, data FROM snapshot ORDER BY seq DESC LIMIT 1")
+            if not rows:
                 return None
-            return int(row[0]), json.loads(zlib.decompress(row[1]))
+            return int(rows[0][0]), json.loads(zlib.decompress(rows[0][1]))
         except (sqlite3.DatabaseError, zlib.error, ValueError, TypeError):
             return None
+
+    def _has(self, table: str) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return bool(self._read(query, (table,)))
 
     def add_game(self, game: GameRow) -> None:
         """Commit one finished game (at once: an interruption after this loses nothing)."""
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        with self._db:
-            self._db.execute(
+        with self._writing(callers=True) as db, db:
+            db.execute(
                 "INSERT INTO games (id, seat0, seat1, seed, winner, reason, failed, message, rule,"
                 " score0, score1, hands, seconds, finished_at, record, mode, seats, scores, side)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -461,7 +535,7 @@ class Store:
 
     def done(self) -> set[int]:
         try:
-            return {row[0] for row in self._db.execute("SELECT id FROM games")}
+            return {row[0] for row in self._read("SELECT id FROM games")}
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
 
@@ -470,13 +544,10 @@ class Store:
         entry and the number of bots. One cheap read, for a reader that watches a database
         another process writes (``gin-arena serve``)."""
         try:
-            has_log = self._db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'log'"
-            ).fetchone()
-            log = "(SELECT coalesce(max(seq), 0) FROM log)" if has_log else "0"
-            games, last, bots = self._db.execute(
+            log = "(SELECT coalesce(max(seq), 0) FROM log)" if self._has("log") else "0"
+            ((games, last, bots),) = self._read(
                 f"SELECT (SELECT count(*) FROM games), {log}, (SELECT count(*) FROM bots)"
-            ).fetchone()
+            )
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
         return int(games), int(last), int(bots)
@@ -484,7 +555,7 @@ class Store:
     def recorded(self) -> set[int]:
         """The ids of the games whose record is kept."""
         try:
-            return {row[0] for row in self._db.execute("SELECT id FROM games WHERE record != ''")}
+            return {row[0] for row in self._read("SELECT id FROM games WHERE record != ''")}
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
 
@@ -496,18 +567,18 @@ class Store:
         formats = "" if self._legacy else ", mode, seats, scores, side"
         where, arguments = ("WHERE id = ?", (only,)) if only is not None else ("", ())
         try:
-            rows = self._db.execute(
+            rows = self._read(
                 "SELECT id, seat0, seat1, seed, winner, reason, failed, message, rule, score0,"
                 f" score1, hands, seconds, {record}{formats} FROM games {where} ORDER BY id",
                 arguments,
-            ).fetchall()
+            )
         except sqlite3.DatabaseError as error:
             raise self._damaged(error) from None
         for row in rows:
             more: dict[str, Any] = {}
             if not self._legacy:
                 try:
-                    more = _formats(*row[14:])
+                    more = checked_formats(*row[14:])
                 except (ValueError, TypeError) as error:
                     raise StoreError(
                         f"the tournament database {str(self.path)!r} is damaged (game {row[0]}: "
@@ -533,53 +604,20 @@ class Store:
             )
 
 
-def _formats(mode: object, seats: object, scores: object, side: object) -> dict[str, Any]:
-    """The format-2 columns of a game, checked (a ValueError or TypeError if one is damaged)."""
-    if not isinstance(mode, str) or not isinstance(seats, str) or not isinstance(scores, str):
-        raise TypeError("mode, seats and scores must be text")
-    names, points = json.loads(seats), json.loads(scores)
-    if not (
-        isinstance(names, list)
-        and 2 <= len(names) <= 4
-        and all(isinstance(n, str) for n in names)
-        and isinstance(points, list)
-        and len(points) >= 2
-        and all(isinstance(p, int) and not isinstance(p, bool) for p in points)
-    ):
-        raise ValueError(f"bad seats {seats} or scores {scores}")
-    if side is not None and not (isinstance(side, int) and 0 <= side < len(points)):
-        raise ValueError(f"bad winning side {side!r}")
-    return {"mode": mode, "seats": tuple(names), "scores": tuple(points), "side": side}
+def read_only(path: Path, why: str) -> StoreError:
+    """The error of a database that cannot be written (``why``: :func:`access.unwritable`)."""
+    return StoreError(
+        f"{str(path)!r} cannot be written: {why}; reading it works (ratings, report, league "
+        "standings); to write it, make it writable or copy it to a folder you can write"
+    )
 
 
-def _migrate(db: sqlite3.Connection) -> None:
-    """Bring a format-1 database (two-player games only) to format 2, in one transaction: add the
-    columns of :data:`_NEW_COLUMNS`, fill them in from ``seat0``, ``seat1``, ``score0``,
-    ``score1`` and ``winner``, and record the new format. Another process that migrated it first
-    leaves nothing to do."""
-    with db:
-        db.execute("BEGIN IMMEDIATE")
-        (format_text,) = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        if format_text == str(FORMAT):
-            return
-        have = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-        for name, definition in _NEW_COLUMNS:
-            if name not in have:
-                db.execute(f"ALTER TABLE games ADD COLUMN {name} {definition}")
-        old = db.execute("SELECT id, seat0, seat1, score0, score1, winner FROM games").fetchall()
-        db.executemany(
-            "UPDATE games SET mode = 'two-player', seats = ?, scores = ?, side = ? WHERE id = ?",
-            [
-                (
-                    json.dumps([seat0, seat1]),
-                    json.dumps([score0, score1]),
-                    0 if winner == seat0 else 1 if winner == seat1 else None,
-                    game_id,
-                )
-                for game_id, seat0, seat1, score0, score1, winner in old
-            ],
-        )
-        db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
+def check_creatable(path: Path) -> None:
+    """Refuse, in one line, a new database where this process cannot create one (a read-only
+    folder or mount): before anything is started for it."""
+    why = access.uncreatable(path)
+    if why is not None:
+        raise StoreError(f"cannot create database {str(path)!r}: {why}; choose another --db")
 
 
 def _lock(path: Path) -> int:
@@ -633,3 +671,19 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+__all__ = [
+    "APPLICATION",
+    "FORMAT",
+    "READS",
+    "READ_TRIES",
+    "TEAM_JOIN",
+    "GameRow",
+    "Store",
+    "StoreError",
+    "check_creatable",
+    "read_only",
+    "side_bots",
+    "winner_name",
+]

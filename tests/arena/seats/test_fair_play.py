@@ -426,10 +426,12 @@ def test_ratings_open_the_database_read_only(tmp_path: Path) -> None:
     small(db)
     store = Store.open(db, readonly=True)
     try:
+        assert store.readonly  # every read a connection of its own, opened read-only
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            store._db.execute("DELETE FROM games")
+            store._read("DELETE FROM games")
     finally:
         store.close()
+    assert len(Store.open(db, readonly=True).done()) > 0
 
 
 @pytest.mark.parametrize(

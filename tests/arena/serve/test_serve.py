@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import signal
 import subprocess
 import urllib.error
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from support import COMMAND, QUICK, bound, gin_arena, start_gin_arena
+from support import COMMAND, QUICK, bound, gin_arena, read_only_mount, start_gin_arena
 
 pytest.importorskip("starlette", reason="gin-arena serve needs the web extra: pip install '.[web]'")
 pytest.importorskip("uvicorn", reason="gin-arena serve needs the web extra: pip install '.[web]'")
@@ -264,3 +265,18 @@ def test_a_compare_is_on_the_page(tmp_path: Path, serve: Any) -> None:
     assert entry["summary"].startswith("mine@2 v mine@1")
     rows = {row["version"]: row for row in server.json("/api/standings")}
     assert rows["mine@2"]["compares"] == [entry]
+
+
+def test_serve_reads_a_league_on_a_read_only_mount_and_leaves_nothing(
+    club: Path, serve: Any, tmp_path: Path
+) -> None:
+    shutil.copy(club, tmp_path / "club.sqlite")
+    with read_only_mount(tmp_path) as folder:
+        db = folder / "club.sqlite"
+        server = serve("--db", str(db))
+        shown = json.loads(cli("league", "standings", "--db", str(db), "--all", "--format", "json"))
+        assert server.json("/api/standings") == shown
+        assert server.json("/api/state")["games"] == 16
+        assert server.get("/")[0] == 200
+        server.stop()  # before the mount goes
+        assert {p.name for p in folder.iterdir()} == {"club.sqlite"}
