@@ -202,9 +202,12 @@ class League:
         self._r: list[float] = []
         self._v: list[float] = []
         self._fitted_at = -1
+        """:attr:`_results` when :attr:`_r` and :attr:`_v` were last computed (-1: never)."""
         self._converged = False
         """Whether the last fit swept to the full tolerance."""
-        """:attr:`_results` when :attr:`_r` and :attr:`_v` were last computed (-1: never)."""
+        self._read: tuple[tuple[int, int, float], list[float], list[float]] | None = None
+        """A fit computed for a reader (:meth:`_fitted`): its inputs (results, sweeps,
+        tolerance), ratings and variances."""
         self._unfitted: dict[tuple[int, int], float] = {}
         """Games whose information the last fit does not hold (pairings issued since, pending
         then, or reported without a pairing since), by pair: an informed scheduler counts them
@@ -364,6 +367,7 @@ class League:
         self._last.append(self._issued)
         self._r.append(0.0)
         self._v.append(1 / PRIOR_PRECISION)
+        self._read = None
 
     def _retire(self, i: int) -> None:
         if not self._active[i]:
@@ -455,16 +459,18 @@ class League:
 
         The ratings are the fit's maximum to within ``tolerance`` (natural units, the largest
         step of a sweep) or ``max_sweeps`` sweeps; the intervals as in the module's docstring.
+        Reading them changes nothing the scheduler uses: the same events give the same pairings
+        whether or not the table was read in between.
         """
-        self._fit(sweeps=max_sweeps, tolerance=tolerance)
+        r, v = self._fitted(sweeps=max_sweeps, tolerance=tolerance)
         played = [k for k in range(len(self._names)) if self._adj[k]]
-        shift = sum(self._r[k] for k in played) / len(played) if played else 0.0
+        shift = sum(r[k] for k in played) / len(played) if played else 0.0
         rows = []
         for k, name in enumerate(self._names):
             if not (all_versions or self._active[k]):
                 continue
-            elo = (self._r[k] - shift) * ELO_PER_NAT
-            half = Z95 * ELO_PER_NAT * math.sqrt(self._v[k])
+            elo = (r[k] - shift) * ELO_PER_NAT
+            half = Z95 * ELO_PER_NAT * math.sqrt(v[k])
             rows.append(
                 Standing(
                     version=name,
@@ -485,11 +491,10 @@ class League:
 
     def half_widths(self) -> dict[str, float]:
         """Every version's 95% half-width in Elo from the last fit (refitted if stale, with the
-        scheduler's few sweeps), by version, in the order they joined."""
-        self._fit(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
-        return {
-            n: Z95 * ELO_PER_NAT * math.sqrt(v) for n, v in zip(self._names, self._v, strict=True)
-        }
+        scheduler's few sweeps, as the scheduler would refit now; read without changing what
+        the scheduler uses), by version, in the order they joined."""
+        _, v = self._fitted(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
+        return {n: Z95 * ELO_PER_NAT * math.sqrt(x) for n, x in zip(self._names, v, strict=True)}
 
     def unsettled(self) -> tuple[str, ...]:
         """The active versions whose interval is wider than the target (by the last fit, refitted
@@ -523,17 +528,38 @@ class League:
 
     # The fit
 
-    def _fit(self, sweeps: int, tolerance: float, only_if_stale: bool = False) -> None:
-        """Refit (warm-started) unless nothing changed since the last fit; with
-        ``only_if_stale``, keep a fit that is only a little behind (the scheduler's rule)."""
+    def _stale(self, sweeps: int, only_if_stale: bool) -> bool:
+        """Whether :meth:`_fit` would refit: unless nothing changed since the last fit; with
+        ``only_if_stale``, not while the fit is only a little behind (the scheduler's rule)."""
         new = self._results - self._fitted_at
         if new == 0 and (self._converged or sweeps < _FULL_SWEEPS):
+            return False
+        return not (only_if_stale and self._fitted_at >= 0 and new < self._refit_every())
+
+    def _fitted(
+        self, sweeps: int, tolerance: float, only_if_stale: bool = False
+    ) -> tuple[list[float], list[float]]:
+        """The ratings and variances :meth:`_fit` would leave now, without changing the league
+        (readers: the scheduler's warm start is the scheduler's alone). Kept until the next
+        result or fit, and taken over by :meth:`_fit` when it is asked for the same fit (the
+        same inputs: the same floats)."""
+        if not self._stale(sweeps, only_if_stale):
+            return self._r, self._v
+        key = (self._results, sweeps, tolerance)
+        if self._read is None or self._read[0] != key:
+            r = list(self._r)
+            sweep(r, self._adj, self.prior_draws, sweeps, tolerance)
+            self._read = (key, r, variances(r, self._adj, self.prior_draws))
+        return self._read[1], self._read[2]
+
+    def _fit(self, sweeps: int, tolerance: float, only_if_stale: bool = False) -> None:
+        """Refit (warm-started) the fit the scheduler reads, if :meth:`_stale`."""
+        if not self._stale(sweeps, only_if_stale):
             return
-        if only_if_stale and self._fitted_at >= 0 and new < self._refit_every():
-            return
+        r, v = self._fitted(sweeps, tolerance, only_if_stale)
+        self._read = None
         self._converged = sweeps >= _FULL_SWEEPS
-        sweep(self._r, self._adj, self.prior_draws, sweeps, tolerance)
-        self._v = variances(self._r, self._adj, self.prior_draws)
+        self._r, self._v = r, v
         self._fitted_at = self._results
         self._unfitted = {}
         for p in self._pending.values():
@@ -564,19 +590,28 @@ class Adaptive:
     ``aim`` times the league's target: the intervals are estimates (within about 5% of the
     exact ones at 1,000 versions in ``benchmarks/league_sim.py``, 2% at 100), and the margin
     lets the exact interval reach the target too.
+
+    ``blind`` is the share of the pairings of unsettled versions whose opponent is drawn
+    uniformly from the active versions, whatever the fit says: outcome-blind games that tie
+    distant parts of the pool together and are not steered by early results.
     """
 
     name = "adaptive"
     informed = True
 
-    def __init__(self, *, candidates: int = 8, spread: float = 0.75, aim: float = 0.95) -> None:
-        if candidates < 1 or not (math.isfinite(spread) and spread > 0) or not 0 < aim <= 1:
+    def __init__(
+        self, *, candidates: int = 8, spread: float = 0.75, aim: float = 0.95, blind: float = 0.0
+    ) -> None:
+        bad = not (math.isfinite(spread) and spread > 0) or not 0 < aim <= 1
+        if candidates < 1 or bad or not 0 <= blind <= 1:
             raise LeagueError(
-                f"bad adaptive scheduler: candidates={candidates}, spread={spread}, aim={aim}"
+                f"bad adaptive scheduler: candidates={candidates}, spread={spread}, aim={aim}, "
+                f"blind={blind}"
             )
         self.candidates = candidates
         self.spread = spread
         self.aim = aim
+        self.blind = blind
 
     def choose(self, league: League, k: int, rng: random.Random) -> list[tuple[int, int]]:
         league._fit(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
@@ -603,13 +638,17 @@ class Adaptive:
         served = dict.fromkeys(active, 0)
         picks: list[tuple[int, int]] = []
 
-        def pick(i: int, extra: Sequence[int] = ()) -> int:
-            drawn = self._draw(i, view, order, keys, rng)
-            j = max(
-                (j for j in (*drawn, *extra) if j != i),
-                key=lambda j: view.gain(i, j),
-                default=drawn[0],
-            )
+        def pick(i: int, extra: Sequence[int] = (), blind: bool = False) -> int:
+            if blind and self.blind and rng.random() < self.blind:
+                j = order[rng.randrange(len(order) - 1)]
+                j = order[-1] if j == i else j
+            else:
+                drawn = self._draw(i, view, order, keys, rng)
+                j = max(
+                    (j for j in (*drawn, *extra) if j != i),
+                    key=lambda j: view.gain(i, j),
+                    default=drawn[0],
+                )
             picks.append((i, j) if rng.random() < 0.5 else (j, i))
             served[i] += 1
             served[j] += 1
@@ -632,7 +671,7 @@ class Adaptive:
             if -neg != v[i]:  # its variance fell since it was pushed
                 heapq.heappush(heap, (-v[i], i))
                 continue
-            j = pick(i)
+            j = pick(i, blind=True)
             heapq.heappush(heap, (-v[i], i))
             if v[j] > view.limit and served[j] < cap:
                 heapq.heappush(heap, (-v[j], j))
