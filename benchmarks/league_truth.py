@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.stats.league import SCHEDULERS, TARGET_ELO, Join, League, Pairing
+from arena.stats.league import SCHEDULERS, TARGET_ELO, Adaptive, Join, League, Pairing
 from arena.stats.ratings import PRIOR_DRAWS
 
 Play = Callable[[League, list[Pairing]], object]
@@ -119,11 +119,13 @@ def judge(league: League, truth: Sequence[float], games: int) -> Point:
 
 
 def new_league(n: int, scheduler: str, seed: int, args: argparse.Namespace) -> League:
+    blind = {} if args.blind is None else {"blind": args.blind}
     league = League(
         seed=seed,
         target=args.target,
-        scheduler=SCHEDULERS[scheduler](),
+        scheduler=Adaptive(**blind) if scheduler == "adaptive" else SCHEDULERS[scheduler](),
         prior_draws=args.prior_draws,
+        population=not args.fixed_prior,
     )
     for k in range(n):
         league.apply(Join(f"bot{k}", f"bot{k}"))
@@ -294,6 +296,14 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--rms", type=float, default=15.0, help="RMS error to reach (Elo; 0: none)")
     out.add_argument("--budgets", type=float, nargs="*", default=[300, 1000], help="games per bot")
     out.add_argument("--prior-draws", type=float, default=PRIOR_DRAWS)
+    out.add_argument(
+        "--fixed-prior",
+        action="store_true",
+        help="the fixed prior of ratings.py, not the pool's spread estimated",
+    )
+    out.add_argument(
+        "--blind", type=float, help="the adaptive scheduler's outcome-blind share (its default)"
+    )
     out.add_argument("--cap", type=float, default=4000, help="games per bot at most")
     out.add_argument("--step", type=float, default=0.05, help="checkpoints' spacing")
     out.add_argument("--json", type=Path, help="write the figures here")

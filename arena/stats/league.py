@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.errors import ArenaError
-from arena.stats.league_fit import PRIOR_PRECISION, sweep, variances
+from arena.stats.league_fit import PRIOR_PRECISION, population_spread, sweep, variances
 from arena.stats.ratings import ELO_PER_NAT, PRIOR_DRAWS, Z95
 
 TARGET_ELO = 30.0
@@ -48,7 +48,7 @@ share of pairings (see :class:`Adaptive`)."""
 _FULL_SWEEPS = 10_000
 _FULL_TOLERANCE = 1e-9
 """A full fit: sweeps until no rating moves by more than this (natural units)."""
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 """The version of :meth:`League.snapshot`'s data (a snapshot of another is refused, and the
 events replayed instead)."""
 
@@ -160,6 +160,10 @@ class League:
     half-width in Elo; ``share`` the guaranteed fraction of a fair share of pairings;
     ``scheduler`` chooses the pairings (default :class:`Adaptive`); ``prior_draws`` is the
     virtual drawn games each version carries in all, at most, as in :func:`arena.stats.ratings.fit`.
+    With ``population`` (the default) the prior on every rating is normal with the spread of
+    the pool, estimated from the fit (:func:`arena.stats.league_fit.population_spread`);
+    without, it is :mod:`arena.stats.ratings`' fixed prior of
+    :data:`~arena.stats.ratings.PRIOR_SD` Elo, and the standings are ``ratings.fit``'s.
     """
 
     def __init__(
@@ -170,6 +174,7 @@ class League:
         share: float = MIN_SHARE,
         scheduler: Scheduler | None = None,
         prior_draws: float = PRIOR_DRAWS,
+        population: bool = True,
     ) -> None:
         if not (math.isfinite(target) and target > 0):
             raise LeagueError(f"the target half-width must be a positive number of Elo: {target!r}")
@@ -179,6 +184,10 @@ class League:
             raise LeagueError(f"the prior draws must be a number at least 0: {prior_draws!r}")
         self.seed = seed
         self.prior_draws = prior_draws
+        self.population = population
+        self._spread = 1 / PRIOR_PRECISION
+        """The variance of the prior on each rating (natural units): the pool's spread as the
+        last fit estimated it, with :attr:`population`."""
         self.target = target
         self.share = share
         self.scheduler: Scheduler = Adaptive() if scheduler is None else scheduler
@@ -205,9 +214,11 @@ class League:
         """:attr:`_results` when :attr:`_r` and :attr:`_v` were last computed (-1: never)."""
         self._converged = False
         """Whether the last fit swept to the full tolerance."""
-        self._read: tuple[tuple[int, int, float], list[float], list[float]] | None = None
+        self._read: tuple[tuple[int, int, float, int], list[float], list[float], float] | None = (
+            None
+        )
         """A fit computed for a reader (:meth:`_fitted`): its inputs (results, sweeps,
-        tolerance), ratings and variances."""
+        tolerance, rounds), ratings, variances and pool spread."""
         self._unfitted: dict[tuple[int, int], float] = {}
         """Games whose information the last fit does not hold (pairings issued since, pending
         then, or reported without a pairing since), by pair: an informed scheduler counts them
@@ -228,6 +239,8 @@ class League:
             "target": self.target,
             "share": self.share,
             "prior_draws": self.prior_draws,
+            "population": self.population,
+            "spread": self._spread,
             "scheduler": self.scheduler.name,
             "names": self._names,
             "bots": self._bots,
@@ -258,12 +271,18 @@ class League:
         share: float = MIN_SHARE,
         scheduler: Scheduler | None = None,
         prior_draws: float = PRIOR_DRAWS,
+        population: bool = True,
     ) -> League:
         """The league :meth:`snapshot` saved, for a league of these settings (the arguments of
         :class:`League`); a :class:`LeagueError` for data of another format or other settings,
         or data that does not hang together (then replay the events instead)."""
         league = cls(
-            seed=seed, target=target, share=share, scheduler=scheduler, prior_draws=prior_draws
+            seed=seed,
+            target=target,
+            share=share,
+            scheduler=scheduler,
+            prior_draws=prior_draws,
+            population=population,
         )
         if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
             found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
@@ -273,6 +292,7 @@ class League:
             ("target", target),
             ("share", share),
             ("prior_draws", prior_draws),
+            ("population", population),
             ("scheduler", league.scheduler.name),
         ):
             if data.get(key) != mine:
@@ -315,6 +335,7 @@ class League:
                 raise ValueError(f"a pending pairing of an unknown version: {a!r} v {b!r}")
             self._pending[int(index)] = Pairing(int(index), str(a), str(b))
         self._results = int(data["results"])
+        self._spread = float(data["spread"])
         self._fitted_at = int(data["fitted_at"])
         self._converged = bool(data["converged"])
         self._unfitted = {(int(i), int(j)): float(g) for i, j, g in data["unfitted"]}
@@ -366,7 +387,7 @@ class League:
         self._guess.append(0.0 if old is None else self._location(old))
         self._last.append(self._issued)
         self._r.append(0.0)
-        self._v.append(1 / PRIOR_PRECISION)
+        self._v.append(self._spread)
         self._read = None
 
     def _retire(self, i: int) -> None:
@@ -462,7 +483,7 @@ class League:
         Reading them changes nothing the scheduler uses: the same events give the same pairings
         whether or not the table was read in between.
         """
-        r, v = self._fitted(sweeps=max_sweeps, tolerance=tolerance)
+        r, v, _ = self._fitted(sweeps=max_sweeps, tolerance=tolerance, steps=_READER_STEPS)
         played = [k for k in range(len(self._names)) if self._adj[k]]
         shift = sum(r[k] for k in played) / len(played) if played else 0.0
         rows = []
@@ -493,7 +514,7 @@ class League:
         """Every version's 95% half-width in Elo from the last fit (refitted if stale, with the
         scheduler's few sweeps, as the scheduler would refit now; read without changing what
         the scheduler uses), by version, in the order they joined."""
-        _, v = self._fitted(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
+        _, v, _ = self._fitted(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
         return {n: Z95 * ELO_PER_NAT * math.sqrt(x) for n, x in zip(self._names, v, strict=True)}
 
     def unsettled(self) -> tuple[str, ...]:
@@ -537,29 +558,41 @@ class League:
         return not (only_if_stale and self._fitted_at >= 0 and new < self._refit_every())
 
     def _fitted(
-        self, sweeps: int, tolerance: float, only_if_stale: bool = False
-    ) -> tuple[list[float], list[float]]:
-        """The ratings and variances :meth:`_fit` would leave now, without changing the league
-        (readers: the scheduler's warm start is the scheduler's alone). Kept until the next
-        result or fit, and taken over by :meth:`_fit` when it is asked for the same fit (the
-        same inputs: the same floats)."""
+        self, sweeps: int, tolerance: float, only_if_stale: bool = False, steps: int = 1
+    ) -> tuple[list[float], list[float], float]:
+        """The ratings, variances and pool spread :meth:`_fit` would leave now, without changing
+        the league (readers: the scheduler's warm start is the scheduler's alone). Kept until
+        the next result or fit, and taken over by :meth:`_fit` when it is asked for the same fit
+        (the same inputs: the same floats).
+
+        With :attr:`population`, each of up to ``steps`` rounds fits with the spread so far and
+        then re-estimates it (one step of EM); a reader's fit takes rounds until the spread
+        moves by less than 0.01%, the scheduler's one a fit (it refits often, so the spread
+        follows the games)."""
         if not self._stale(sweeps, only_if_stale):
-            return self._r, self._v
-        key = (self._results, sweeps, tolerance)
+            return self._r, self._v, self._spread
+        key = (self._results, sweeps, tolerance, steps)
         if self._read is None or self._read[0] != key:
-            r = list(self._r)
-            sweep(r, self._adj, self.prior_draws, sweeps, tolerance)
-            self._read = (key, r, variances(r, self._adj, self.prior_draws))
-        return self._read[1], self._read[2]
+            r, spread = list(self._r), self._spread
+            for _ in range(steps):
+                sweep(r, self._adj, self.prior_draws, sweeps, tolerance, prior=1 / spread)
+                v = variances(r, self._adj, self.prior_draws, prior=1 / spread)
+                before, spread = spread, population_spread(r, v, self._adj)
+                if not self.population:
+                    spread = before
+                if abs(spread - before) <= 1e-4 * before:
+                    break
+            self._read = (key, r, v, spread)
+        return self._read[1], self._read[2], self._read[3]
 
     def _fit(self, sweeps: int, tolerance: float, only_if_stale: bool = False) -> None:
         """Refit (warm-started) the fit the scheduler reads, if :meth:`_stale`."""
         if not self._stale(sweeps, only_if_stale):
             return
-        r, v = self._fitted(sweeps, tolerance, only_if_stale)
+        r, v, spread = self._fitted(sweeps, tolerance, only_if_stale)
         self._read = None
         self._converged = sweeps >= _FULL_SWEEPS
-        self._r, self._v = r, v
+        self._r, self._v, self._spread = r, v, spread
         self._fitted_at = self._results
         self._unfitted = {}
         for p in self._pending.values():
@@ -578,6 +611,8 @@ def _add(games: dict[tuple[int, int], float], i: int, j: int, g: float) -> None:
 _SWEEPS = 3
 """Gauss-Seidel sweeps the scheduler spends on a refit (warm-started, so a batch of results)."""
 _SCHEDULER_TOLERANCE = 1e-4
+_READER_STEPS = 50
+"""Rounds of the pool spread's estimate a reader's fit takes at most (:meth:`League._fitted`)."""
 
 
 class Adaptive:
@@ -600,7 +635,7 @@ class Adaptive:
     informed = True
 
     def __init__(
-        self, *, candidates: int = 8, spread: float = 0.75, aim: float = 0.95, blind: float = 0.0
+        self, *, candidates: int = 8, spread: float = 0.75, aim: float = 0.95, blind: float = 0.25
     ) -> None:
         bad = not (math.isfinite(spread) and spread > 0) or not 0 < aim <= 1
         if candidates < 1 or bad or not 0 <= blind <= 1:

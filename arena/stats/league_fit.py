@@ -55,12 +55,13 @@ def sweep(
     prior_draws: float,
     sweeps: int,
     tolerance: float,
+    *,
+    prior: float = PRIOR_PRECISION,
 ) -> None:
     """Move ``r`` (natural units, in place) towards the maximum of the posterior: Gauss-Seidel
     Newton sweeps over the versions that played, until the largest step is below ``tolerance``
-    or ``sweeps`` sweeps."""
+    or ``sweeps`` sweeps; ``prior`` is the precision of the normal prior on each rating."""
     exp = math.exp
-    prior = PRIOR_PRECISION
     order = [k for k in range(len(r)) if adj[k]]
     parts = components(order, adj)
     pairs = {i: with_virtual(adj, i, prior_draws) for i in order}
@@ -110,7 +111,11 @@ def components(order: list[int], adj: list[dict[int, list[float]]]) -> list[list
 
 
 def variances(
-    r: Sequence[float], adj: list[dict[int, list[float]]], prior_draws: float
+    r: Sequence[float],
+    adj: list[dict[int, list[float]]],
+    prior_draws: float,
+    *,
+    prior: float = PRIOR_PRECISION,
 ) -> list[float]:
     """The variance of each ``r_k - mean(r over the versions that played)`` (natural units), by the
     first three terms of the random-walk series (module docstring) and the rest from a coarse
@@ -128,15 +133,15 @@ def variances(
     played = [k for k in range(size) if adj[k]]
     n = len(played)
     # Without games: the prior's variance, plus that of the mean it is measured from.
-    out = [(1 + (1 / n if n else 0)) / PRIOR_PRECISION] * size
+    out = [(1 + (1 / n if n else 0)) / prior] * size
     if n == 0:
         return out
     weights: list[list[tuple[int, float]]] = [[] for _ in range(size)]
-    d = [PRIOR_PRECISION] * size
+    d = [prior] * size
     for i in played:
         ri = r[i]
         row = weights[i]
-        total = PRIOR_PRECISION
+        total = prior
         for j, g, _s in with_virtual(adj, i, prior_draws):
             p = 1.0 / (1.0 + exp(r[j] - ri))
             w = g * p * (1.0 - p)
@@ -166,6 +171,28 @@ def variances(
         # Never below what its own games alone leave (its variance given every other rating).
         out[k] = max(own - cross + mean_terms + tail[k], inv[k] * (1 - 1 / n) ** 2)
     return out
+
+
+MIN_SPREAD = (10 / ELO_PER_NAT) ** 2
+"""The least variance of the pool's strengths :func:`population_spread` gives (10 Elo squared,
+in natural units): a league of near-equal versions is not shrunk to one rating."""
+
+
+def population_spread(
+    r: Sequence[float], v: Sequence[float], adj: list[dict[int, list[float]]]
+) -> float:
+    """The variance of the pool's strengths (natural units) that the fit's ratings ``r`` and
+    variances ``v`` imply: one step of expectation-maximisation for the normal prior
+    ``N(0, tau^2)`` on every rating, ``tau^2 = mean over the versions that played of
+    (r_k - mean r)^2 + v_k``; between :data:`MIN_SPREAD` and the fixed prior's variance, which
+    is also the answer while fewer than three versions have played."""
+    played = [k for k in range(len(r)) if adj[k]]
+    n = len(played)
+    if n < 3:
+        return 1 / PRIOR_PRECISION
+    mean = sum(r[k] for k in played) / n
+    spread = sum((r[k] - mean) ** 2 + v[k] for k in played) / n
+    return min(1 / PRIOR_PRECISION, max(MIN_SPREAD, spread))
 
 
 GROUPS = 40
@@ -267,9 +294,11 @@ def solve_many(matrix: list[list[float]], rights: list[list[float]]) -> list[lis
 
 __all__ = [
     "GROUPS",
+    "MIN_SPREAD",
     "PRIOR_PRECISION",
     "coarse_tail",
     "components",
+    "population_spread",
     "solve_many",
     "sweep",
     "variances",
