@@ -241,6 +241,9 @@ def new_league(n: int, scheduler: str, seed: int, args: argparse.Namespace) -> L
         target=args.target,
         scheduler=SCHEDULERS[scheduler](),
         prior_draws=args.prior_draws,
+        # The exact judge is ratings.fit's model, with its fixed prior: the league's too (its
+        # default, the pool's spread estimated, is judged against the truth by league_truth.py).
+        population=False,
     )
     for k in range(n):
         league.apply(Join(f"bot{k}", f"bot{k}"))
