@@ -125,7 +125,8 @@ def new_league(n: int, scheduler: str, seed: int, args: argparse.Namespace) -> L
         target=args.target,
         scheduler=Adaptive(**blind) if scheduler == "adaptive" else SCHEDULERS[scheduler](),
         prior_draws=args.prior_draws,
-        population=not args.fixed_prior,
+        # Only when asked, so that the league of an older commit can be judged too.
+        **({"population": False} if args.fixed_prior else {}),
     )
     for k in range(n):
         league.apply(Join(f"bot{k}", f"bot{k}"))

@@ -16,10 +16,13 @@ ratings of the versions it played.
 
 **The model** is :mod:`arena.stats.ratings`' Bradley-Terry Elo with the same conventions: virtual
 drawn games between versions that met, one per version in all at most, shared among the versions it
-met (:func:`~arena.stats.ratings.virtual_draws`), a Gaussian prior of
-:data:`~arena.stats.ratings.PRIOR_SD` Elo on every rating, ratings relative to the mean of the
-versions that played. The fit differs in how it is computed, so that it scales to thousands of
-versions (see :meth:`League.standings`): :mod:`arena.stats.league_fit` holds it.
+met (:func:`~arena.stats.ratings.virtual_draws`), ratings relative to the mean of the versions
+that played. The Gaussian prior on every rating is the pool's own spread, estimated from the fit
+(``League(population=True)``, the default: an adaptive design pins the global scale weakly, and
+the benchmark against the true strengths showed the scale stretched without it), or
+:data:`~arena.stats.ratings.PRIOR_SD` Elo as in ``ratings.fit``. The fit differs in how it is
+computed, so that it scales to thousands of versions (see :meth:`League.standings`):
+:mod:`arena.stats.league_fit` holds it.
 
 **The scheduler** (:class:`Adaptive`) is described in docs/LEAGUE.md, "How games are scheduled";
 :class:`RandomPairing` and :class:`RoundRobin` are the baselines behind the same interface.
