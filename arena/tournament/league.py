@@ -49,6 +49,7 @@ from arena.seats.botspec import BotSpec
 from arena.stats.league import (
     MIN_SHARE,
     TARGET_ELO,
+    Adaptive,
     Join,
     League,
     LeagueError,
@@ -82,6 +83,11 @@ class LeagueDatabaseError(StoreError):
     replay, a bot unknown or already there, a program changed without an update."""
 
 
+MODEL = 2
+"""The league's model, kept from its creation so that its history replays (stored without: 1).
+1: ``ratings.fit``'s fixed prior, no outcome-blind pairings; 2: the pool's spread, 1/4 blind."""
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """What is fixed when a league is created: everything but its bots."""
@@ -96,6 +102,7 @@ class Settings:
     memory_mb: int | None = None
     cpu_seconds: int | None = None
     pids: int | None = None
+    model: int = MODEL
 
     def __post_init__(self) -> None:
         if not 0 <= self.seed < 2**64:
@@ -110,6 +117,16 @@ class Settings:
             )
         if self.batch < 1:
             raise LeagueDatabaseError(f"--batch must be at least 1, not {self.batch}")
+        if self.model not in {1, MODEL}:
+            raise LeagueDatabaseError(
+                f"a league of model {self.model}: this gin-arena knows models 1 and {MODEL}; "
+                "open it with the version that created it"
+            )
+
+    def league_options(self) -> dict[str, Any]:
+        """The :class:`~arena.stats.league.League` arguments of this league's model."""
+        old = {"scheduler": Adaptive(blind=0.0), "population": False} if self.model == 1 else {}
+        return {"seed": self.seed, "target": self.target, "share": self.share, **old}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,6 +141,7 @@ class Settings:
             "memory_mb": self.memory_mb,
             "cpu_seconds": self.cpu_seconds,
             "pids": self.pids,
+            "model": self.model,
         }
 
     @classmethod
@@ -140,6 +158,7 @@ class Settings:
                 memory_mb=data["memory_mb"],
                 cpu_seconds=data["cpu_seconds"],
                 pids=data["pids"],
+                model=int(data.get("model", 1)),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise LeagueDatabaseError(
@@ -274,7 +293,7 @@ def load(store: Store, *, snapshot: bool = True) -> State:
     when it has a usable one (``snapshot``)."""
     where = repr(str(store.path))
     settings = Settings.from_json(store.config(), where)
-    league = League(seed=settings.seed, target=settings.target, share=settings.share)
+    league = League(**settings.league_options())
     saved = _restore(store, settings) if snapshot else None
     bots = store.bots()
     specs: dict[str, BotSpec] = {}
@@ -350,9 +369,7 @@ def _restore(store: Store, settings: Settings) -> _Saved | None:
         return None
     seq, data = kept
     try:
-        league = League.restore(
-            data["league"], seed=settings.seed, target=settings.target, share=settings.share
-        )
+        league = League.restore(data["league"], **settings.league_options())
         unapplied = [Pairing(int(i), str(a), str(b)) for i, a, b in data["unapplied"]]
         return _Saved(seq, league, unapplied, int(data["batches"]))
     except (LeagueError, KeyError, TypeError, ValueError):
