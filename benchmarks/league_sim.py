@@ -197,18 +197,41 @@ class Pool:
         return cls(p, p.mean(1))
 
 
-def play(
-    league: League, pairings: list[Pairing], pool: Pool, judge: Exact, rng: np.random.Generator
+def draw_games(
+    p: np.ndarray, rng: np.random.Generator, draw_share: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two games a pairing, ``a`` winning one with probability ``p`` (an array, one a pairing):
+    ``a``'s wins and the draws. With ``draw_share``, a game is drawn with that probability (at
+    most ``2 min(p, 1 - p)``) and the wins are taken off both sides equally, so the expected
+    score stays ``p``: the truth is still the Bradley-Terry model the fit assumes."""
+    if not draw_share:
+        return rng.binomial(2, p), np.zeros(len(p), dtype=int)
+    drawn = np.minimum(draw_share, 2 * np.minimum(p, 1 - p))
+    outcome = rng.random((2, len(p)))
+    wins = (outcome < p - drawn / 2).sum(0)
+    draws = ((outcome >= p - drawn / 2) & (outcome < p + drawn / 2)).sum(0)
+    return wins, draws
+
+
+def play(  # noqa: PLR0917 (the draw share is the one addition)
+    league: League,
+    pairings: list[Pairing],
+    pool: Pool,
+    judge: Exact | None,
+    rng: np.random.Generator,
+    draw_share: float = 0.0,
 ) -> float:
-    """Draw and report each pairing's two games; the seconds the league spent taking them."""
+    """Draw and report each pairing's two games (:func:`draw_games`; the judge, if any, is told
+    the scores); the seconds the league spent taking them."""
     index = {name: k for k, name in enumerate(league.versions)}
     i = np.array([index[x.a] for x in pairings])
     j = np.array([index[x.b] for x in pairings])
-    wins = rng.binomial(2, pool.p[i, j])
-    judge.add(i, j, wins.astype(float))
+    wins, draws = draw_games(pool.p[i, j], rng, draw_share)
+    if judge is not None:
+        judge.add(i, j, wins + draws / 2)
     start = time.perf_counter()
-    for pairing, w in zip(pairings, wins.tolist(), strict=True):
-        league.apply(PairResult(pairing.a, pairing.b, w, 2 - w, pairing=pairing.index))
+    for pairing, w, d in zip(pairings, wins.tolist(), draws.tolist(), strict=True):
+        league.apply(PairResult(pairing.a, pairing.b, w, 2 - w - d, d, pairing=pairing.index))
     return time.perf_counter() - start
 
 
@@ -218,6 +241,9 @@ def new_league(n: int, scheduler: str, seed: int, args: argparse.Namespace) -> L
         target=args.target,
         scheduler=SCHEDULERS[scheduler](),
         prior_draws=args.prior_draws,
+        # The exact judge is ratings.fit's model, with its fixed prior: the league's too (its
+        # default, the pool's spread estimated, is judged against the truth by league_truth.py).
+        population=False,
     )
     for k in range(n):
         league.apply(Join(f"bot{k}", f"bot{k}"))

@@ -16,28 +16,13 @@ ratings of the versions it played.
 
 **The model** is :mod:`arena.stats.ratings`' Bradley-Terry Elo with the same conventions: virtual
 drawn games between versions that met, one per version in all at most, shared among the versions it
-met (:func:`~arena.stats.ratings.virtual_draws`), a Gaussian prior of
-:data:`~arena.stats.ratings.PRIOR_SD` Elo on every rating, ratings relative to the mean of the
-versions that played. The fit differs in how it is computed, so that it scales to thousands of
-versions (see :meth:`League.standings`):
-
-- *Ratings*: the same maximum, found by Gauss-Seidel Newton sweeps over the sparse graph of pairs
-  that met (each rating in turn takes the Newton step of its own likelihood, the others held),
-  warm-started from the previous fit: a handful of sweeps absorb a batch of new results, and a
-  full fit sweeps until no rating moves by more than ``tolerance``.
-- *Intervals*: the variance of ``r_k - mean(r)`` is the ``k``-th diagonal entry of the inverse of
-  the Fisher information (a weighted graph Laplacian ``L = D - W``, ``w_ij = g_ij p_ij (1 -
-  p_ij)``, plus the prior) in the direction of that contrast ``c = e_k - 1/n``. Writing the
-  inverse as the random-walk series ``sum_m D^-1 (W D^-1)^m`` (valid for contrasts, which are
-  orthogonal to the constant), :func:`_variances` sums its first three terms (``m = 0, 1, 2``:
-  the bot's own information, its opponents' uncertainty, theirs) over the pairs that met, and
-  :func:`_tail` the rest on a coarse copy of the graph (groups of versions consecutive in
-  rating), which carries the slowly-decaying smooth differences between distant parts of the
-  pool. Exact (up to rounding) with at most :data:`GROUPS` versions that played;
-  ``tests/arena/stats/test_league.py`` holds the half-widths to 3% of
-  :func:`arena.stats.ratings.fit`'s on leagues of 10 to 50 bots, and
-  ``benchmarks/league_sim.py`` compares them with an exact inverse at 100 and 1,000 (within 2%,
-  5% without the virtual draws: docs/LEAGUE.md).
+met (:func:`~arena.stats.ratings.virtual_draws`), ratings relative to the mean of the versions
+that played. The Gaussian prior on every rating is the pool's own spread, estimated from the fit
+(``League(population=True)``, the default: an adaptive design pins the global scale weakly, and
+the benchmark against the true strengths showed the scale stretched without it), or
+:data:`~arena.stats.ratings.PRIOR_SD` Elo as in ``ratings.fit``. The fit differs in how it is
+computed, so that it scales to thousands of versions (see :meth:`League.standings`):
+:mod:`arena.stats.league_fit` holds it.
 
 **The scheduler** (:class:`Adaptive`) is described in docs/LEAGUE.md, "How games are scheduled";
 :class:`RandomPairing` and :class:`RoundRobin` are the baselines behind the same interface.
@@ -54,7 +39,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.errors import ArenaError
-from arena.stats.ratings import ELO_PER_NAT, PRIOR_DRAWS, PRIOR_SD, Z95
+from arena.stats.league_fit import PRIOR_PRECISION, population_spread, sweep, variances
+from arena.stats.ratings import ELO_PER_NAT, PRIOR_DRAWS, Z95
 
 TARGET_ELO = 30.0
 """The default stopping target: a version whose 95% interval is within this many Elo of its
@@ -65,11 +51,9 @@ share of pairings (see :class:`Adaptive`)."""
 _FULL_SWEEPS = 10_000
 _FULL_TOLERANCE = 1e-9
 """A full fit: sweeps until no rating moves by more than this (natural units)."""
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 """The version of :meth:`League.snapshot`'s data (a snapshot of another is refused, and the
 events replayed instead)."""
-PRIOR_PRECISION = (PRIOR_SD / ELO_PER_NAT) ** -2
-"""The prior's precision on each rating, in natural units (as in :mod:`arena.stats.ratings`)."""
 
 
 class LeagueError(ArenaError, ValueError):
@@ -179,6 +163,10 @@ class League:
     half-width in Elo; ``share`` the guaranteed fraction of a fair share of pairings;
     ``scheduler`` chooses the pairings (default :class:`Adaptive`); ``prior_draws`` is the
     virtual drawn games each version carries in all, at most, as in :func:`arena.stats.ratings.fit`.
+    With ``population`` (the default) the prior on every rating is normal with the spread of
+    the pool, estimated from the fit (:func:`arena.stats.league_fit.population_spread`);
+    without, it is :mod:`arena.stats.ratings`' fixed prior of
+    :data:`~arena.stats.ratings.PRIOR_SD` Elo, and the standings are ``ratings.fit``'s.
     """
 
     def __init__(
@@ -189,6 +177,7 @@ class League:
         share: float = MIN_SHARE,
         scheduler: Scheduler | None = None,
         prior_draws: float = PRIOR_DRAWS,
+        population: bool = True,
     ) -> None:
         if not (math.isfinite(target) and target > 0):
             raise LeagueError(f"the target half-width must be a positive number of Elo: {target!r}")
@@ -198,6 +187,10 @@ class League:
             raise LeagueError(f"the prior draws must be a number at least 0: {prior_draws!r}")
         self.seed = seed
         self.prior_draws = prior_draws
+        self.population = population
+        self._spread = 1 / PRIOR_PRECISION
+        """The variance of the prior on each rating (natural units): the pool's spread as the
+        last fit estimated it, with :attr:`population`."""
         self.target = target
         self.share = share
         self.scheduler: Scheduler = Adaptive() if scheduler is None else scheduler
@@ -221,9 +214,14 @@ class League:
         self._r: list[float] = []
         self._v: list[float] = []
         self._fitted_at = -1
+        """:attr:`_results` when :attr:`_r` and :attr:`_v` were last computed (-1: never)."""
         self._converged = False
         """Whether the last fit swept to the full tolerance."""
-        """:attr:`_results` when :attr:`_r` and :attr:`_v` were last computed (-1: never)."""
+        self._read: tuple[tuple[int, int, float, int], list[float], list[float], float] | None = (
+            None
+        )
+        """A fit computed for a reader (:meth:`_fitted`): its inputs (results, sweeps,
+        tolerance, rounds), ratings, variances and pool spread."""
         self._unfitted: dict[tuple[int, int], float] = {}
         """Games whose information the last fit does not hold (pairings issued since, pending
         then, or reported without a pairing since), by pair: an informed scheduler counts them
@@ -244,6 +242,8 @@ class League:
             "target": self.target,
             "share": self.share,
             "prior_draws": self.prior_draws,
+            "population": self.population,
+            "spread": self._spread,
             "scheduler": self.scheduler.name,
             "names": self._names,
             "bots": self._bots,
@@ -274,12 +274,18 @@ class League:
         share: float = MIN_SHARE,
         scheduler: Scheduler | None = None,
         prior_draws: float = PRIOR_DRAWS,
+        population: bool = True,
     ) -> League:
         """The league :meth:`snapshot` saved, for a league of these settings (the arguments of
         :class:`League`); a :class:`LeagueError` for data of another format or other settings,
         or data that does not hang together (then replay the events instead)."""
         league = cls(
-            seed=seed, target=target, share=share, scheduler=scheduler, prior_draws=prior_draws
+            seed=seed,
+            target=target,
+            share=share,
+            scheduler=scheduler,
+            prior_draws=prior_draws,
+            population=population,
         )
         if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
             found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
@@ -289,6 +295,7 @@ class League:
             ("target", target),
             ("share", share),
             ("prior_draws", prior_draws),
+            ("population", population),
             ("scheduler", league.scheduler.name),
         ):
             if data.get(key) != mine:
@@ -331,6 +338,7 @@ class League:
                 raise ValueError(f"a pending pairing of an unknown version: {a!r} v {b!r}")
             self._pending[int(index)] = Pairing(int(index), str(a), str(b))
         self._results = int(data["results"])
+        self._spread = float(data["spread"])
         self._fitted_at = int(data["fitted_at"])
         self._converged = bool(data["converged"])
         self._unfitted = {(int(i), int(j)): float(g) for i, j, g in data["unfitted"]}
@@ -382,7 +390,8 @@ class League:
         self._guess.append(0.0 if old is None else self._location(old))
         self._last.append(self._issued)
         self._r.append(0.0)
-        self._v.append(1 / PRIOR_PRECISION)
+        self._v.append(self._spread)
+        self._read = None
 
     def _retire(self, i: int) -> None:
         if not self._active[i]:
@@ -463,6 +472,16 @@ class League:
     def bot(self, version: str) -> str:
         return self._bots[self._known(version, Retire(version))]
 
+    def maximum(
+        self, *, tolerance: float = _FULL_TOLERANCE, max_sweeps: int = _FULL_SWEEPS
+    ) -> tuple[list[float], float]:
+        """The fit the standings show, as :meth:`standings` makes it (nothing the scheduler uses
+        changes): every version's rating in natural units, in the order of :meth:`snapshot`'s
+        ``names``, and the variance of the prior on each rating (the pool's spread, estimated
+        with :attr:`population`)."""
+        r, _, spread = self._fitted(sweeps=max_sweeps, tolerance=tolerance, steps=_READER_STEPS)
+        return list(r), spread
+
     def standings(
         self,
         *,
@@ -474,16 +493,18 @@ class League:
 
         The ratings are the fit's maximum to within ``tolerance`` (natural units, the largest
         step of a sweep) or ``max_sweeps`` sweeps; the intervals as in the module's docstring.
+        Reading them changes nothing the scheduler uses: the same events give the same pairings
+        whether or not the table was read in between.
         """
-        self._fit(sweeps=max_sweeps, tolerance=tolerance)
+        r, v, _ = self._fitted(sweeps=max_sweeps, tolerance=tolerance, steps=_READER_STEPS)
         played = [k for k in range(len(self._names)) if self._adj[k]]
-        shift = sum(self._r[k] for k in played) / len(played) if played else 0.0
+        shift = sum(r[k] for k in played) / len(played) if played else 0.0
         rows = []
         for k, name in enumerate(self._names):
             if not (all_versions or self._active[k]):
                 continue
-            elo = (self._r[k] - shift) * ELO_PER_NAT
-            half = Z95 * ELO_PER_NAT * math.sqrt(self._v[k])
+            elo = (r[k] - shift) * ELO_PER_NAT
+            half = Z95 * ELO_PER_NAT * math.sqrt(v[k])
             rows.append(
                 Standing(
                     version=name,
@@ -504,11 +525,10 @@ class League:
 
     def half_widths(self) -> dict[str, float]:
         """Every version's 95% half-width in Elo from the last fit (refitted if stale, with the
-        scheduler's few sweeps), by version, in the order they joined."""
-        self._fit(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
-        return {
-            n: Z95 * ELO_PER_NAT * math.sqrt(v) for n, v in zip(self._names, self._v, strict=True)
-        }
+        scheduler's few sweeps, as the scheduler would refit now; read without changing what
+        the scheduler uses), by version, in the order they joined."""
+        _, v, _ = self._fitted(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
+        return {n: Z95 * ELO_PER_NAT * math.sqrt(x) for n, x in zip(self._names, v, strict=True)}
 
     def unsettled(self) -> tuple[str, ...]:
         """The active versions whose interval is wider than the target (by the last fit, refitted
@@ -543,17 +563,50 @@ class League:
 
     # The fit
 
-    def _fit(self, sweeps: int, tolerance: float, only_if_stale: bool = False) -> None:
-        """Refit (warm-started) unless nothing changed since the last fit; with
-        ``only_if_stale``, keep a fit that is only a little behind (the scheduler's rule)."""
+    def _stale(self, sweeps: int, only_if_stale: bool) -> bool:
+        """Whether :meth:`_fit` would refit: unless nothing changed since the last fit; with
+        ``only_if_stale``, not while the fit is only a little behind (the scheduler's rule)."""
         new = self._results - self._fitted_at
         if new == 0 and (self._converged or sweeps < _FULL_SWEEPS):
+            return False
+        return not (only_if_stale and self._fitted_at >= 0 and new < self._refit_every())
+
+    def _fitted(
+        self, sweeps: int, tolerance: float, only_if_stale: bool = False, steps: int = 1
+    ) -> tuple[list[float], list[float], float]:
+        """The ratings, variances and pool spread :meth:`_fit` would leave now, without changing
+        the league (readers: the scheduler's warm start is the scheduler's alone). Kept until
+        the next result or fit, and taken over by :meth:`_fit` when it is asked for the same fit
+        (the same inputs: the same floats).
+
+        With :attr:`population`, each of up to ``steps`` rounds fits with the spread so far and
+        then re-estimates it (one step of EM); a reader's fit takes rounds until the spread
+        moves by less than 0.01%, the scheduler's one a fit (it refits often, so the spread
+        follows the games)."""
+        if not self._stale(sweeps, only_if_stale):
+            return self._r, self._v, self._spread
+        key = (self._results, sweeps, tolerance, steps)
+        if self._read is None or self._read[0] != key:
+            r, spread = list(self._r), self._spread
+            for _ in range(steps):
+                sweep(r, self._adj, self.prior_draws, sweeps, tolerance, prior=1 / spread)
+                v = variances(r, self._adj, self.prior_draws, prior=1 / spread)
+                before, spread = spread, population_spread(r, v, self._adj)
+                if not self.population:
+                    spread = before
+                if abs(spread - before) <= 1e-4 * before:
+                    break
+            self._read = (key, r, v, spread)
+        return self._read[1], self._read[2], self._read[3]
+
+    def _fit(self, sweeps: int, tolerance: float, only_if_stale: bool = False) -> None:
+        """Refit (warm-started) the fit the scheduler reads, if :meth:`_stale`."""
+        if not self._stale(sweeps, only_if_stale):
             return
-        if only_if_stale and self._fitted_at >= 0 and new < self._refit_every():
-            return
+        r, v, spread = self._fitted(sweeps, tolerance, only_if_stale)
+        self._read = None
         self._converged = sweeps >= _FULL_SWEEPS
-        _sweep(self._r, self._adj, self.prior_draws, sweeps, tolerance)
-        self._v = _variances(self._r, self._adj, self.prior_draws)
+        self._r, self._v, self._spread = r, v, spread
         self._fitted_at = self._results
         self._unfitted = {}
         for p in self._pending.values():
@@ -572,236 +625,8 @@ def _add(games: dict[tuple[int, int], float], i: int, j: int, g: float) -> None:
 _SWEEPS = 3
 """Gauss-Seidel sweeps the scheduler spends on a refit (warm-started, so a batch of results)."""
 _SCHEDULER_TOLERANCE = 1e-4
-
-
-def _with_virtual(
-    adj: list[dict[int, list[float]]], i: int, prior_draws: float
-) -> list[tuple[int, float, float]]:
-    """Version ``i``'s pairs as the fit reads them: ``(j, games, score of i)`` with the virtual
-    draws added (:func:`arena.stats.ratings.virtual_draws`)."""
-    mine = adj[i]
-    met = len(mine)
-    out = []
-    for j, (g, s) in mine.items():
-        v = prior_draws / max(1, met, len(adj[j]))
-        out.append((j, g + v, s + v / 2))
-    return out
-
-
-def _sweep(
-    r: list[float],
-    adj: list[dict[int, list[float]]],
-    prior_draws: float,
-    sweeps: int,
-    tolerance: float,
-) -> None:
-    """Move ``r`` (natural units, in place) towards the maximum of the posterior: Gauss-Seidel
-    Newton sweeps over the versions that played, until the largest step is below ``tolerance``
-    or ``sweeps`` sweeps."""
-    exp = math.exp
-    prior = PRIOR_PRECISION
-    order = [k for k in range(len(r)) if adj[k]]
-    parts = _components(order, adj)
-    pairs = {i: _with_virtual(adj, i, prior_draws) for i in order}
-    for _ in range(sweeps):
-        # A common shift of a connected group changes none of its games' odds: only the prior
-        # pins it, far too weakly for sweeps to find it, so it is set exactly (the prior's
-        # maximum is the group's mean at 0).
-        for part in parts:
-            mean = sum(r[k] for k in part) / len(part)
-            for k in part:
-                r[k] -= mean
-        largest = 0.0
-        for i in order:
-            ri = r[i]
-            grad = -prior * ri
-            curvature = prior
-            for j, g, s in pairs[i]:
-                p = 1.0 / (1.0 + exp(r[j] - ri))
-                grad += s - g * p
-                curvature += g * p * (1.0 - p)
-            # At most one natural unit (174 Elo) a step: far from the maximum (few games, a
-            # cold start) a full Newton step can overshoot.
-            step = max(-1.0, min(1.0, grad / curvature))
-            r[i] = ri + step
-            largest = max(largest, abs(step))
-        if largest < tolerance:
-            break
-
-
-def _components(order: list[int], adj: list[dict[int, list[float]]]) -> list[list[int]]:
-    """The connected groups of the versions in ``order`` (those that played), each in order."""
-    seen: set[int] = set()
-    parts = []
-    for start in order:
-        if start in seen:
-            continue
-        seen.add(start)
-        part, todo = [start], [start]
-        while todo:
-            for j in adj[todo.pop()]:
-                if j not in seen:
-                    seen.add(j)
-                    part.append(j)
-                    todo.append(j)
-        parts.append(sorted(part))
-    return parts
-
-
-def _variances(
-    r: Sequence[float], adj: list[dict[int, list[float]]], prior_draws: float
-) -> list[float]:
-    """The variance of each ``r_k - mean(r over the versions that played)`` (natural units), by the
-    first three terms of the random-walk series (module docstring) and the rest from a coarse
-    copy of the graph (:func:`_tail`); a version that has not played gets the prior's variance
-    and that of the mean.
-
-    With ``d_k`` the information of version ``k`` (the sum of its ``w_kj`` plus the prior),
-    ``a_k = sum_j w_kj / d_j``, ``b_k = sum_j w_kj^2 / d_j``, ``c_k = sum_j w_kj a_j / d_j`` and
-    ``n`` versions that played, the terms ``c^T D^-1 (W D^-1)^m c`` for ``c = e_k - 1/n`` are:
-    ``m = 0``: ``1/d_k - 2/(n d_k) + sum(1/d)/n^2``; ``m = 1``: ``-2 a_k/(n d_k) + sum(a/d)/n^2``;
-    ``m = 2``: ``b_k/d_k^2 - 2 c_k/(n d_k) + sum(a^2/d)/n^2``.
-    """
-    exp = math.exp
-    size = len(r)
-    played = [k for k in range(size) if adj[k]]
-    n = len(played)
-    # Without games: the prior's variance, plus that of the mean it is measured from.
-    out = [(1 + (1 / n if n else 0)) / PRIOR_PRECISION] * size
-    if n == 0:
-        return out
-    weights: list[list[tuple[int, float]]] = [[] for _ in range(size)]
-    d = [PRIOR_PRECISION] * size
-    for i in played:
-        ri = r[i]
-        row = weights[i]
-        total = PRIOR_PRECISION
-        for j, g, _s in _with_virtual(adj, i, prior_draws):
-            p = 1.0 / (1.0 + exp(r[j] - ri))
-            w = g * p * (1.0 - p)
-            row.append((j, w))
-            total += w
-        d[i] = total
-    inv = [1 / x for x in d]
-    a = [0.0] * size
-    b = [0.0] * size
-    for i in played:
-        sa = sb = 0.0
-        for j, w in weights[i]:
-            t = w * inv[j]
-            sa += t
-            sb += w * t
-        a[i] = sa
-        b[i] = sb
-    c = [0.0] * size
-    ad = [a[k] * inv[k] for k in range(size)]
-    for i in played:
-        c[i] = sum(w * ad[j] for j, w in weights[i])
-    mean_terms = sum(inv[k] + ad[k] + a[k] * ad[k] for k in played) / (n * n)
-    tail = _tail(r, played, d, weights)
-    for k in played:
-        own = inv[k] * (1 - 2 / n) + b[k] * inv[k] * inv[k]
-        cross = 2 / n * inv[k] * (a[k] + c[k])
-        # Never below what its own games alone leave (its variance given every other rating).
-        out[k] = max(own - cross + mean_terms + tail[k], inv[k] * (1 - 1 / n) ** 2)
-    return out
-
-
-GROUPS = 40
-"""Groups of the coarse correction (:func:`_tail`), at least (``2 sqrt(n)`` for ``n`` versions
-that played, when that is more): with at most this many versions that played, the intervals are
-exact (up to rounding)."""
-
-
-def _tail(
-    r: Sequence[float], played: list[int], d: list[float], weights: list[list[tuple[int, float]]]
-) -> list[float]:
-    """The terms ``m >= 3`` of the series (:func:`_variances`), by version, from a coarse copy of
-    the graph: the versions that played, in rating order, cut into groups of consecutive ones
-    (:data:`GROUPS`, or ``2 sqrt(n)`` when more, at most; one version a group when there are no
-    more of them than that), half by rank and half by rating, so that the sparse tails of the
-    pool get groups of their own.
-
-    In the eigenvectors ``u`` of ``N = D^-1/2 W D^-1/2`` those terms are ``sum (c^T D^-1/2 u)^2
-    l^3 / (1 - l)`` over the non-constant modes; the slowly-decaying ones (``l`` near 1: the
-    smooth differences between distant groups, a chain's drift) are what the first three terms
-    miss. The coarse graph (``Wc = P^T W P``, ``Dc = P^T D P``, ``P`` the groups' indicator)
-    carries them: with ``M = Dc^-1/2 Wc Dc^-1/2`` and ``y = Dc^-1/2 (e_g - s / n)`` (``s`` the
-    groups' sizes), a version of group ``g`` gets ``y^T (I - M + u0 u0^T)^-1 y - y^T (I + M +
-    M^2) y``, ``u0`` the constant mode (deflated; ``y`` is orthogonal to it). Exact when each
-    version is its own group."""
-    n = len(played)
-    out = [0.0] * len(r)
-    if n < 3:
-        return out
-    wanted = min(n, max(GROUPS, round(2 * math.sqrt(n))))
-    order = sorted(played, key=lambda k: (r[k], k))
-    # Cut half by rank, half by rating: the sparse tails of the pool (a chain of a few strong or
-    # weak versions far apart) get groups of their own.
-    low, span = r[order[0]], (r[order[-1]] - r[order[0]]) or 1.0
-    label = [
-        pos if wanted == n else min(wanted - 1, int(wanted * (pos / n + (r[k] - low) / span) / 2))
-        for pos, k in enumerate(order)
-    ]
-    renumber = {g: new for new, g in enumerate(dict.fromkeys(label))}
-    count = len(renumber)
-    group = {}
-    size = [0] * count
-    for k, g in zip(order, label, strict=True):
-        group[k] = renumber[g]
-        size[renumber[g]] += 1
-    dc = [0.0] * count
-    wc = [[0.0] * count for _ in range(count)]
-    for i in played:
-        gi = group[i]
-        dc[gi] += d[i]
-        row = wc[gi]
-        for j, w in weights[i]:
-            row[group[j]] += w
-    root = [math.sqrt(x) for x in dc]
-    norm = math.sqrt(sum(dc))
-    u0 = [x / norm for x in root]
-    m = [[wc[g][h] / (root[g] * root[h]) for h in range(count)] for g in range(count)]
-    # Columns y_g, one per group, stored as rows: y[g][a].
-    y = [[((a == g) - size[a] / n) / root[a] for a in range(count)] for g in range(count)]
-    system = [[(g == h) - m[g][h] + u0[g] * u0[h] for h in range(count)] for g in range(count)]
-    z = _solve_many(system, y)
-    tail = [0.0] * count
-    for g in range(count):
-        yg = y[g]
-        my = [sum(row[a] * yg[a] for a in range(count)) for row in m]
-        tail[g] = sum(yg[a] * (z[g][a] - yg[a] - my[a]) - my[a] * my[a] for a in range(count))
-    for k in played:
-        out[k] = tail[group[k]]
-    return out
-
-
-def _solve_many(matrix: list[list[float]], rights: list[list[float]]) -> list[list[float]]:
-    """``matrix^-1 b`` for each ``b`` of ``rights`` (Gaussian elimination, partial pivoting)."""
-    size = len(matrix)
-    a = [row[:] for row in matrix]
-    b = [[rhs[i] for rhs in rights] for i in range(size)]  # b[i][col]
-    for col in range(size):
-        pivot = max(range(col, size), key=lambda row: abs(a[row][col]))
-        a[col], a[pivot] = a[pivot], a[col]
-        b[col], b[pivot] = b[pivot], b[col]
-        p = a[col][col]
-        top, btop = a[col], b[col]
-        for row in range(col + 1, size):
-            f = a[row][col] / p
-            if f:
-                ar, br = a[row], b[row]
-                for c in range(col, size):
-                    ar[c] -= f * top[c]
-                for c in range(len(br)):
-                    br[c] -= f * btop[c]
-    x = [[0.0] * size for _ in rights]
-    for row in range(size - 1, -1, -1):
-        ar, br = a[row], b[row]
-        for c in range(len(rights)):
-            acc = br[c] - sum(ar[k] * x[c][k] for k in range(row + 1, size))
-            x[c][row] = acc / ar[row]
-    return x
+_READER_STEPS = 50
+"""Rounds of the pool spread's estimate a reader's fit takes at most (:meth:`League._fitted`)."""
 
 
 class Adaptive:
@@ -814,19 +639,28 @@ class Adaptive:
     ``aim`` times the league's target: the intervals are estimates (within about 5% of the
     exact ones at 1,000 versions in ``benchmarks/league_sim.py``, 2% at 100), and the margin
     lets the exact interval reach the target too.
+
+    ``blind`` is the share of the pairings of unsettled versions whose opponent is drawn
+    uniformly from the active versions, whatever the fit says: outcome-blind games that tie
+    distant parts of the pool together and are not steered by early results.
     """
 
     name = "adaptive"
     informed = True
 
-    def __init__(self, *, candidates: int = 8, spread: float = 0.75, aim: float = 0.95) -> None:
-        if candidates < 1 or not (math.isfinite(spread) and spread > 0) or not 0 < aim <= 1:
+    def __init__(
+        self, *, candidates: int = 8, spread: float = 0.75, aim: float = 0.95, blind: float = 0.25
+    ) -> None:
+        bad = not (math.isfinite(spread) and spread > 0) or not 0 < aim <= 1
+        if candidates < 1 or bad or not 0 <= blind <= 1:
             raise LeagueError(
-                f"bad adaptive scheduler: candidates={candidates}, spread={spread}, aim={aim}"
+                f"bad adaptive scheduler: candidates={candidates}, spread={spread}, aim={aim}, "
+                f"blind={blind}"
             )
         self.candidates = candidates
         self.spread = spread
         self.aim = aim
+        self.blind = blind
 
     def choose(self, league: League, k: int, rng: random.Random) -> list[tuple[int, int]]:
         league._fit(sweeps=_SWEEPS, tolerance=_SCHEDULER_TOLERANCE, only_if_stale=True)
@@ -853,13 +687,17 @@ class Adaptive:
         served = dict.fromkeys(active, 0)
         picks: list[tuple[int, int]] = []
 
-        def pick(i: int, extra: Sequence[int] = ()) -> int:
-            drawn = self._draw(i, view, order, keys, rng)
-            j = max(
-                (j for j in (*drawn, *extra) if j != i),
-                key=lambda j: view.gain(i, j),
-                default=drawn[0],
-            )
+        def pick(i: int, extra: Sequence[int] = (), blind: bool = False) -> int:
+            if blind and self.blind and rng.random() < self.blind:
+                j = order[rng.randrange(len(order) - 1)]
+                j = order[-1] if j == i else j
+            else:
+                drawn = self._draw(i, view, order, keys, rng)
+                j = max(
+                    (j for j in (*drawn, *extra) if j != i),
+                    key=lambda j: view.gain(i, j),
+                    default=drawn[0],
+                )
             picks.append((i, j) if rng.random() < 0.5 else (j, i))
             served[i] += 1
             served[j] += 1
@@ -882,7 +720,7 @@ class Adaptive:
             if -neg != v[i]:  # its variance fell since it was pushed
                 heapq.heappush(heap, (-v[i], i))
                 continue
-            j = pick(i)
+            j = pick(i, blind=True)
             heapq.heappush(heap, (-v[i], i))
             if v[j] > view.limit and served[j] < cap:
                 heapq.heappush(heap, (-v[j], j))

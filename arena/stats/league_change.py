@@ -7,7 +7,8 @@ if they were independent) is wrong either way, too wide where shared opponents c
 too narrow where the ratings' centring on their mean does (a small league). The variance of
 ``r_a - r_b`` is ``c^T F^-1 c`` for the contrast ``c = e_a - e_b`` and ``F`` the fit's Fisher
 information, the weighted graph Laplacian of :mod:`arena.stats.league` (``w_ij = g_ij p_ij (1 -
-p_ij)``, the virtual draws included) plus the prior; :class:`Contrasts` solves ``F x = c`` by
+p_ij)``, the virtual draws included) plus the prior's precision (the pool's spread, as the fit
+estimates it); :class:`Contrasts` solves ``F x = c`` by
 conjugate gradients on the sparse graph of the pairs that met, at the league's own maximum (for
 two neighbours among 1,000 versions that each met their 6 nearest, a chain, the slowest kind of
 graph: 360 products with ``F``, half a second; docs/LEAGUE.md). Pure arithmetic: nothing is
@@ -20,7 +21,7 @@ import math
 import operator
 from collections.abc import Sequence
 
-from arena.stats.league import PRIOR_PRECISION, League
+from arena.stats.league import League
 from arena.stats.ratings import ELO_PER_NAT, virtual_draws
 
 _TOLERANCE = 1e-12
@@ -34,10 +35,9 @@ class Contrasts:
     scheduler places a version that has not played (:meth:`placement`)."""
 
     def __init__(self, league: League) -> None:
-        league.standings(all_versions=True)  # the full fit: its maximum, not the scheduler's
+        r, spread = league.maximum()  # the full fit the standings show, not the scheduler's
         data = league.snapshot()
         names: list[str] = list(data["names"])
-        r: list[float] = list(data["r"])
         adj: list[dict[int, float]] = [{int(j): float(g) for j, g, _ in row} for row in data["adj"]]
         self._index = {name: k for k, name in enumerate(names)}
         self._played = [bool(row) for row in adj]
@@ -56,7 +56,7 @@ class Contrasts:
                 weights.append((games + draws) * p * (1 - p))
             self._columns.append(list(row))
             self._weights.append(weights)
-            self._diagonal.append(PRIOR_PRECISION + sum(weights))
+            self._diagonal.append(1 / spread + sum(weights))
 
     def played(self, version: str) -> bool:
         return self._played[self._index[version]]

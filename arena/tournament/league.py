@@ -64,6 +64,7 @@ from arena.tournament.league_settings import (
     BATCH,
     BROKEN_AFTER,
     KIND,
+    MODEL,
     LeagueDatabaseError,
     Settings,
 )
@@ -197,7 +198,7 @@ def load(store: Store, *, snapshot: bool = True) -> State:
     when it has a usable one (``snapshot``)."""
     where = repr(str(store.path))
     settings = Settings.from_json(store.config(), where)
-    league = League(seed=settings.seed, target=settings.target, share=settings.share)
+    league = League(**settings.league_options())
     saved = _restore(store, settings) if snapshot else None
     bots = store.bots()
     specs: dict[str, BotSpec] = {}
@@ -279,9 +280,7 @@ def _restore(store: Store, settings: Settings) -> _Saved | None:
         return None
     seq, data = kept
     try:
-        league = League.restore(
-            data["league"], seed=settings.seed, target=settings.target, share=settings.share
-        )
+        league = League.restore(data["league"], **settings.league_options())
         unapplied = [Pairing(int(i), str(a), str(b)) for i, a, b in data["unapplied"]]
         after = settings.broken_after
         # A snapshot from before broken versions, of a league that has none: nothing to restore.
@@ -647,6 +646,7 @@ __all__ = [
     "BATCH",
     "BROKEN_AFTER",
     "KIND",
+    "MODEL",
     "Broken",
     "LeagueDatabaseError",
     "Progress",

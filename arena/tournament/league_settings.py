@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from arena.play.referee import Clock
 from arena.seats.botspec import BotSpec
-from arena.stats.league import MIN_SHARE, TARGET_ELO
+from arena.stats.league import MIN_SHARE, TARGET_ELO, Adaptive
 from arena.tournament.config import Config
 from arena.tournament.store import StoreError
 from engine.formats import TWO_PLAYER
@@ -28,6 +28,11 @@ BROKEN_AFTER: Final = 2
 many pairings is broken, left out of scheduling until an update (docs/LEAGUE.md, "Broken
 versions"). A league created before the rule has 0 in its settings (never): its history must
 replay as it was played."""
+MODEL: Final = 2
+"""The league's model, kept from its creation so that its history replays (stored without: 1).
+1: ``ratings.fit``'s fixed prior, no outcome-blind pairings; 2: the pool's spread estimated, a
+quarter of the unsettled versions' pairings against an outcome-blind opponent (docs/LEAGUE.md,
+"Judged against the truth")."""
 
 
 class LeagueDatabaseError(StoreError):
@@ -52,6 +57,7 @@ class Settings:
     cpu_seconds: int | None = None
     pids: int | None = None
     broken_after: int = BROKEN_AFTER
+    model: int = MODEL
 
     def __post_init__(self) -> None:
         if not 0 <= self.seed < 2**64:
@@ -71,6 +77,16 @@ class Settings:
                 f"the pairings that make a version broken must be at least 0, not "
                 f"{self.broken_after}"
             )
+        if self.model not in {1, MODEL}:
+            raise LeagueDatabaseError(
+                f"a league of model {self.model}: this gin-arena knows models 1 and {MODEL}; "
+                "open it with the version that created it"
+            )
+
+    def league_options(self) -> dict[str, Any]:
+        """The :class:`~arena.stats.league.League` arguments of this league's model."""
+        old = {"scheduler": Adaptive(blind=0.0), "population": False} if self.model == 1 else {}
+        return {"seed": self.seed, "target": self.target, "share": self.share, **old}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +102,7 @@ class Settings:
             "cpu_seconds": self.cpu_seconds,
             "pids": self.pids,
             "broken_after": self.broken_after,
+            "model": self.model,
         }
 
     @classmethod
@@ -104,6 +121,7 @@ class Settings:
                 pids=data["pids"],
                 # A league created before the rule: never, so that its history replays.
                 broken_after=int(data.get("broken_after", 0)),
+                model=int(data.get("model", 1)),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise LeagueDatabaseError(
@@ -131,4 +149,4 @@ class Settings:
         )
 
 
-__all__ = ["BATCH", "BROKEN_AFTER", "KIND", "LeagueDatabaseError", "Settings"]
+__all__ = ["BATCH", "BROKEN_AFTER", "KIND", "MODEL", "LeagueDatabaseError", "Settings"]

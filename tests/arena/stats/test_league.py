@@ -3,6 +3,7 @@ against :func:`arena.stats.ratings.fit`, the guarantees of the adaptive schedule
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -21,6 +22,8 @@ from arena.stats.league import (
     Retire,
     RoundRobin,
 )
+from arena.stats.league_fit import sweep
+from arena.stats.ratings import ELO_PER_NAT, Z95
 
 
 def strengths(n: int, seed: int, spread: float = 250.0) -> dict[str, float]:
@@ -152,10 +155,14 @@ def test_the_share_rule_serves_every_active_version() -> None:
         assert seen == set(league.active)
 
 
-def random_results(n: int, pairs: int, seed: int) -> tuple[League, list[ratings.Result]]:
+def random_results(
+    n: int, pairs: int, seed: int, population: bool = False
+) -> tuple[League, list[ratings.Result]]:
+    """Random pairings' results, in a league (by default with ``ratings.fit``'s fixed prior)
+    and as ``ratings.fit`` takes them."""
     elo = strengths(n, seed)
     rng = random.Random(seed)
-    league = joined(n)
+    league = joined(n, population=population)
     games: list[ratings.Result] = []
     for _ in range(pairs):
         a, b = rng.sample(sorted(elo), 2)
@@ -194,7 +201,7 @@ def test_the_fit_of_an_adaptive_schedule_agrees_with_ratings_fit() -> None:
     """The adaptive scheduler's own graph (near neighbours, many games a pair) is where a
     truncated estimate would go wrong: the intervals still agree within 3%."""
     elo = strengths(24, 6)
-    league = joined(24, seed=2)
+    league = joined(24, seed=2, population=False)
     rng = random.Random(3)
     games: list[ratings.Result] = []
     for _ in range(40):
@@ -213,7 +220,7 @@ def test_the_fit_of_an_adaptive_schedule_agrees_with_ratings_fit() -> None:
 
 
 def test_a_version_without_games_has_the_prior_interval() -> None:
-    league = joined(3)
+    league = joined(3, population=False)
     league.apply(PairResult("v0", "v1", 1, 1))
     table = {s.version: s for s in league.standings()}
     exact = {
@@ -227,6 +234,31 @@ def test_a_version_without_games_has_the_prior_interval() -> None:
         (exact["v2"].high - exact["v2"].low) / 2, rel=1e-3
     )
     assert not table["v2"].settled
+
+
+def test_the_pools_spread_is_estimated_and_shrinks_the_ratings() -> None:
+    """With the pool's spread estimated (the default), the prior on each rating is normal with
+    the variance the fit implies (its EM fixed point: the mean over the versions of the squared
+    rating plus its variance), the ratings are that prior's maximum, and they are pulled towards
+    the mean, the far ones most, compared with the fixed prior of ``ratings.fit``."""
+    fixed, _ = random_results(20, 150, seed=4)
+    pooled, _ = random_results(20, 150, seed=4, population=True)
+    before = pooled.snapshot()
+    rows = {row.version: row for row in pooled.standings()}
+    assert pooled.snapshot() == before  # read, not changed
+    r = [rows[name].elo / ELO_PER_NAT for name in pooled.versions]
+    v = [(rows[name].half_width / (Z95 * ELO_PER_NAT)) ** 2 for name in pooled.versions]
+    spread = sum(x * x + y for x, y in zip(r, v, strict=True)) / len(r)
+    assert 150 < math.sqrt(spread) * ELO_PER_NAT < 400  # the pool: 250 Elo
+    best = [0.0] * len(r)
+    sweep(best, pooled._adj, pooled.prior_draws, 10_000, 1e-12, prior=1 / spread)
+    for mine, exact in zip(r, best, strict=True):
+        assert mine * ELO_PER_NAT == pytest.approx(exact * ELO_PER_NAT, abs=0.05)
+    theirs = {row.version: row for row in fixed.standings()}
+    far = sorted(rows, key=lambda name: abs(theirs[name].elo))[-3:]
+    for name in far:
+        assert abs(rows[name].elo) < abs(theirs[name].elo) - 1
+        assert rows[name].half_width < theirs[name].half_width
 
 
 def test_round_robin_plays_every_pair_once_a_cycle() -> None:
@@ -283,6 +315,32 @@ def test_a_league_of_one_schedules_nothing() -> None:
     assert joined(1, scheduler=RandomPairing()).next_pairings(5) == []
 
 
+def test_reading_the_standings_never_changes_later_pairings() -> None:
+    """A library caller may read the table, the half-widths and the unsettled versions between
+    batches (the league command does): the pairings must be those of a league never read (the
+    fit the reading needs is its own, not the scheduler's warm start)."""
+    elo = strengths(24, 3)
+    rng = [random.Random(8), random.Random(8)]
+    leagues = [joined(24, seed=2, target=60.0), joined(24, seed=2, target=60.0)]
+    issued: list[list[Pairing]] = [[], []]
+    for batch in range(30):
+        for k, league in enumerate(leagues):
+            if k == 1:  # the one that is read, in a different way each batch
+                if batch % 3 == 0:
+                    league.standings()
+                elif batch % 3 == 1:
+                    league.half_widths()
+                else:
+                    league.unsettled()
+                    league.standings(all_versions=True, tolerance=1e-3)
+            pairings = league.next_pairings(5)
+            for pairing in pairings:
+                league.apply(outcome(pairing, elo, rng[k]))
+            issued[k] += pairings
+    assert issued[0] == issued[1]
+    assert leagues[0].snapshot() == leagues[1].snapshot()
+
+
 # -- snapshots ----------------------------------------------------------------------------------
 
 
@@ -296,7 +354,7 @@ def test_a_restored_snapshot_plays_on_exactly_as_the_league_it_was_taken_from() 
     league.apply(Replace("v3", "v14"))
     league.apply(Retire("v5"))
     waiting = league.next_pairings(3)  # pending when the snapshot is taken
-    league.standings()  # a full fit, which moves the warm start the scheduler sweeps from
+    league.standings()  # a full fit, for the reader alone (the scheduler's warm start stays)
     data = json.loads(json.dumps(league.snapshot()))
     copy = League.restore(data, seed=11, target=60.0)
     assert copy.pending == league.pending == tuple(waiting)

@@ -190,3 +190,29 @@ def test_a_snapshot_of_other_settings_is_passed_over(tmp_path: Path, every_three
     store.set_snapshot(seq, data)
     same(leagues.load(store), leagues.load(store, snapshot=False))
     store.close()
+
+
+def test_a_league_created_before_the_model_changed_still_replays(
+    tmp_path: Path, every_three: None
+) -> None:
+    """A league stored without a model (created before issue 44's prior and outcome-blind
+    pairings) keeps the old model, so its history replays; a league of today's model would
+    issue other pairings for the same history."""
+    path = tmp_path / "old.sqlite"
+    store = leagues.create(path, leagues.Settings(seed=3, target=40.0, batch=2, model=1))
+    for k, program in enumerate(["random", "greedy", "strong"] * 2):
+        enter(store, f"b{k}", program)
+    play_on(store, 12)
+    store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM snapshot")
+        db.execute("UPDATE meta SET value = json_remove(value, '$.model') WHERE key = 'config'")
+    store = Store.open(path)
+    assert "model" not in store.config()
+    old = leagues.load(store)
+    assert old.settings.model == 1 and old.batches == 6
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = json_set(value, '$.model', 2) WHERE key = 'config'")
+    with pytest.raises(leagues.LeagueDatabaseError, match="does not replay"):
+        leagues.load(Store.open(path))
+    store.close()
