@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -96,6 +97,10 @@ def gin_arena(
     )
 
 
+def _interruptible() -> None:  # in the child, before exec
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_gin_arena(
     *args: str,
     cwd: Path = ROOT,
@@ -107,6 +112,9 @@ def start_gin_arena(
     group), with ``env`` (default :func:`cli_env`); ``popen`` gives its streams and anything else
     :class:`subprocess.Popen` takes."""
     popen.setdefault("start_new_session", True)
+    # Ctrl-C as a terminal sends it, whatever this run inherited: a shell's background job
+    # starts with SIGINT ignored, and Python then installs no handler for it.
+    popen.setdefault("preexec_fn", _interruptible)
     return subprocess.Popen(
         gin_arena_command(*args),
         cwd=cwd,
