@@ -80,7 +80,7 @@
           num(r.draws),
           num(forfeitTotal(data, r.name)),
           el("td", null, r.change || ""),
-          el("td", "message", r.status || "")
+          el("td", "status", r.status || "")
         ],
         r["new"] ? "new" : null
       );

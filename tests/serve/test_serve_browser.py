@@ -171,13 +171,13 @@ def test_the_page_follows_a_league_run_live(
     expect(crashy).to_contain_text("crash: exiting mid-hand")  # and its last words
     expect(page.locator("#recent-body tr").first).to_have_attribute("data-game", "32")
     assert page.locator("#certainty li").count() >= 2
+    shot = os.environ.get("SERVE_SCREENSHOT")
+    if shot:
+        page.screenshot(path=shot, full_page=False)
     page.get_by_test_id("facts").locator("summary").click()
     expect(page.locator("#facts")).to_contain_text("11")  # the league's seed
     expect(page.get_by_test_id("bots")).to_contain_text("crash.py")  # each bot's command
     expect(page.get_by_test_id("crosstable")).to_contain_text("strong@1")
-    shot = os.environ.get("SERVE_SCREENSHOT")
-    if shot:
-        page.screenshot(path=shot, full_page=False)
     page.screenshot(path=str(tmp_path / "live.png"), full_page=True)
     assert (tmp_path / "live.png").stat().st_size > 10_000
 
