@@ -31,10 +31,7 @@ examples:
   gin-arena serve --db club.sqlite --port 8080 --title "Club league, winter"
   gin-arena serve --db club.sqlite --host 0.0.0.0 # every network this machine is on
 """
-MISSING: Final = (
-    "gin-arena serve needs the web extra (Starlette and uvicorn): "
-    "pip install 'gin-rummy-arena[web]'"
-)
+MISSING: Final = "needs the web extra (Starlette and uvicorn): pip install 'gin-rummy-arena[web]'"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -280,3 +281,22 @@ def test_serve_reads_a_league_on_a_read_only_mount_and_leaves_nothing(
         assert server.get("/")[0] == 200
         server.stop()  # before the mount goes
         assert {p.name for p in folder.iterdir()} == {"club.sqlite"}
+
+
+def test_without_the_web_extra_it_says_what_to_install(club: Path) -> None:
+    """As after a plain ``pip install .``: no uvicorn to import (a None in sys.modules makes the
+    import fail as a missing module does)."""
+    code = (
+        "import sys; sys.modules['uvicorn'] = None; sys.modules['starlette'] = None\n"
+        "from arena.cli.main import main\n"
+        f"sys.argv = ['gin-arena', 'serve', '--db', {str(club)!r}]\n"
+        "sys.exit(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=COMMAND, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        "gin-arena serve: needs the web extra (Starlette and uvicorn): "
+        "pip install 'gin-rummy-arena[web]'\n"
+    )
