@@ -178,6 +178,14 @@ MIN_SPREAD = (10 / ELO_PER_NAT) ** 2
 in natural units): a league of near-equal versions is not shrunk to one rating."""
 
 
+MIN_POPULATION = 10
+"""The fewest versions that played from which :func:`population_spread` estimates the pool's
+spread; below, the fixed prior. From a handful of versions the estimate is noise, and it can
+collapse: with two equal versions of three the spread fell to :data:`MIN_SPREAD`, every interval
+narrowed to it and the league called itself settled with a 131-Elo gap fitted as 0
+(tests/arena/tournament/test_league_command.py, the full round robin)."""
+
+
 def population_spread(
     r: Sequence[float], v: Sequence[float], adj: list[dict[int, list[float]]]
 ) -> float:
@@ -185,10 +193,10 @@ def population_spread(
     variances ``v`` imply: one step of expectation-maximisation for the normal prior
     ``N(0, tau^2)`` on every rating, ``tau^2 = mean over the versions that played of
     (r_k - mean r)^2 + v_k``; between :data:`MIN_SPREAD` and the fixed prior's variance, which
-    is also the answer while fewer than three versions have played."""
+    is also the answer while fewer than :data:`MIN_POPULATION` versions have played."""
     played = [k for k in range(len(r)) if adj[k]]
     n = len(played)
-    if n < 3:
+    if n < MIN_POPULATION:
         return 1 / PRIOR_PRECISION
     mean = sum(r[k] for k in played) / n
     spread = sum((r[k] - mean) ** 2 + v[k] for k in played) / n
